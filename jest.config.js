@@ -1,0 +1,11 @@
+// Jest runs TypeScript through @swc/jest (type-checking is `npm run build`'s job, so tests stay fast).
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: {
+    '^.+\\.(t|j)s$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
+  },
+  testTimeout: 30000,
+};

@@ -1,0 +1,11 @@
+/**
+ * Public SDK of penguin-gateway's engine: the OmniMessage protocol and the engine interfaces, so other
+ * programs can embed the engine. The gateway process itself lives behind the `penguin-gateway` CLI.
+ */
+export * as msg from './core/omnimessage/builders';
+export * from './core/omnimessage/types';
+export * from './core/omnimessage/guards';
+export * from './core/omnimessage/tokens';
+export * from './core/interfaces';
+export * from './core/omnimessage/markers';
+export * from './core/omnimessage/aggregator';
