@@ -9,3 +9,4 @@ export * from './core/omnimessage/tokens';
 export * from './core/interfaces';
 export * from './core/omnimessage/markers';
 export * from './core/omnimessage/aggregator';
+export * from './core/trace';

@@ -51,6 +51,22 @@ const REQUIRED: Record<string, Record<string, string>> = {
   mcp_connect_end: { status: STR, results: 'array' },
   goal_finished: { outcome: STR },
 };
+const ROLES = ['user', 'assistant'];
+const EVENT_TYPES_OF_STREAM = ['start', 'delta', 'stop'];
+/** Enum-valued fields, checked wherever they appear. */
+const ENUMS: Record<string, Record<string, readonly string[]>> = {
+  text: { role: ROLES },
+  inline_data: { role: ROLES },
+  partial_text: { event_type: EVENT_TYPES_OF_STREAM },
+  partial_thinking: { event_type: EVENT_TYPES_OF_STREAM },
+  partial_tool_call: { event_type: EVENT_TYPES_OF_STREAM },
+  partial_tool_call_output: { event_type: EVENT_TYPES_OF_STREAM },
+  request_end: { status: STOP_REASONS },
+  compaction_begin: { reason: ['context', 'turns', 'manual'], mode: ['summarize', 'discard'] },
+  compaction_end: { status: STOP_REASONS, reason: ['context', 'turns', 'manual'], mode: ['summarize', 'discard'] },
+  approval_decision: { decision: ['allow', 'deny', 'forbidden'] },
+  mcp_connect_end: { status: ['completed', 'failed', 'aborted'] },
+};
 const META_REQUIRED: Record<string, string> = { session_id: STR, provider: STR, model_id: STR, system_prompt: STR, agent_state: STR, workspace: STR };
 
 function kind(v: unknown): string {
@@ -85,6 +101,9 @@ export function parseOmniMessage(v: unknown): ParseResult {
     const known = o.type === 'model_msg' ? completeSet.has(t) || partialSet.has(t) : eventSet.has(t);
     if (!known) return { ok: false, error: `payload.type: unknown ${o.type} type "${t}"` };
     err = checkFields(p, REQUIRED[t]);
+    for (const [k, allowed] of Object.entries(ENUMS[t] ?? {})) {
+      if (!err && !allowed.includes(p[k] as string)) err = `payload.${k}: expected one of ${allowed.join('|')}, found ${JSON.stringify(p[k])}`;
+    }
     if (!err && p.stop_reason !== undefined && !STOP_REASONS.includes(p.stop_reason as never))
       err = `payload.stop_reason: unknown value "${String(p.stop_reason)}"`;
   } else {

@@ -1,0 +1,142 @@
+/**
+ * Append-only trace writer (engine.md §5). Appends are serialized in call order; each envelope is one
+ * `write(2)` of one line on an O_APPEND handle, so a crash can tear at most the last line, which the
+ * next writer heals (drops the torn fragment) before appending. Partials and origin-tagged messages are
+ * never written. I/O errors never reject: they go to `onError` (tracing is best-effort for the run).
+ */
+import { mkdir, open, type FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { isTraceable } from '../omnimessage/guards';
+import type { OmniMessage } from '../omnimessage/types';
+import { listTraceFiles, traceFilePath } from './paths';
+
+export class TraceWriter {
+  readonly sessionId: string;
+  onError?: (err: Error) => void;
+  private readonly dir: string;
+  private fileIndex: number;
+  private chain: Promise<void> = Promise.resolve();
+  private queued = 0;
+  private fh?: FileHandle;
+  private healedPath?: string;
+
+  constructor(opts: { tracesDir: string; sessionId: string; index?: number }) {
+    this.dir = opts.tracesDir;
+    this.sessionId = opts.sessionId;
+    this.fileIndex = opts.index ?? 1;
+  }
+
+  /** A writer that appends to the latest existing file of the session (index 1 when there is none). */
+  static async resume(tracesDir: string, sessionId: string): Promise<TraceWriter> {
+    const files = await listTraceFiles(tracesDir, sessionId);
+    return new TraceWriter({ tracesDir, sessionId, index: files.at(-1)?.index ?? 1 });
+  }
+
+  get index(): number {
+    return this.fileIndex;
+  }
+  get path(): string {
+    return traceFilePath(this.dir, this.sessionId, this.fileIndex);
+  }
+
+  append(msg: OmniMessage): Promise<void> {
+    if (!isTraceable(msg)) return this.chain;
+    const line = Buffer.from(JSON.stringify(msg) + '\n', 'utf8');
+    return this.enqueue(() => this.writeLine(line));
+  }
+
+  /** Later appends go to the next file, which starts with `head` (session_meta + tool_list_ready). */
+  rotate(head: OmniMessage[]): Promise<void> {
+    return this.enqueue(async () => {
+      await this.closeHandle();
+      this.fileIndex += 1;
+      for (const m of head) if (isTraceable(m)) await this.writeLine(Buffer.from(JSON.stringify(m) + '\n', 'utf8'));
+    });
+  }
+
+  flush(): Promise<void> {
+    return this.chain;
+  }
+
+  private enqueue(job: () => Promise<void>): Promise<void> {
+    this.queued++;
+    const run = async () => {
+      try {
+        await job();
+      } catch (e) {
+        await this.closeHandle();
+        this.onError?.(e instanceof Error ? e : new Error(String(e)));
+      } finally {
+        // Hold the descriptor only while there is work queued: idle sessions must not pin fds.
+        if (--this.queued === 0) await this.closeHandle();
+      }
+    };
+    this.chain = this.chain.then(run);
+    return this.chain;
+  }
+
+  private async writeLine(buf: Buffer): Promise<void> {
+    const fh = await this.handle();
+    let off = 0;
+    while (off < buf.length) {
+      const { bytesWritten } = await fh.write(buf, off, buf.length - off);
+      off += bytesWritten;
+    }
+  }
+
+  private async handle(): Promise<FileHandle> {
+    if (this.fh) return this.fh;
+    const p = this.path;
+    await mkdir(dirname(p), { recursive: true });
+    const fh = await open(p, 'a+');
+    if (this.healedPath !== p) {
+      await healTornTail(fh);
+      this.healedPath = p;
+    }
+    this.fh = fh;
+    return fh;
+  }
+
+  private async closeHandle(): Promise<void> {
+    const fh = this.fh;
+    this.fh = undefined;
+    if (fh) await fh.close().catch(() => undefined);
+  }
+}
+
+/** If the file does not end in a newline, drop the torn fragment after the last one (or complete it when it is whole JSON). */
+async function healTornTail(fh: FileHandle): Promise<void> {
+  const { size } = await fh.stat();
+  if (size === 0) return;
+  const last = Buffer.alloc(1);
+  await fh.read(last, 0, 1, size - 1);
+  if (last[0] === 0x0a) return;
+  // Scan back for the last newline in bounded chunks (lines can be large but never the whole file twice).
+  const chunk = 64 * 1024;
+  let end = size;
+  let cut = 0;
+  const tailParts: Buffer[] = [];
+  while (end > 0) {
+    const start = Math.max(0, end - chunk);
+    const buf = Buffer.alloc(end - start);
+    await fh.read(buf, 0, buf.length, start);
+    const nl = buf.lastIndexOf(0x0a);
+    if (nl >= 0) {
+      cut = start + nl + 1;
+      tailParts.unshift(buf.subarray(nl + 1));
+      break;
+    }
+    tailParts.unshift(buf);
+    end = start;
+  }
+  const tail = Buffer.concat(tailParts).toString('utf8');
+  let whole = false;
+  try {
+    JSON.parse(tail);
+    whole = true;
+  } catch {
+    whole = false;
+  }
+  if (whole) await fh.write('\n');
+  else await fh.truncate(cut);
+}

@@ -1,0 +1,153 @@
+/** Trace writer and reader: layout, serialized appends, torn-tail healing, tolerant reading, rotation. */
+import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as b from '../../../src/core/omnimessage/builders';
+import {
+  TraceWriter, isSessionId, listSessionIds, listTraceFiles, newSessionId, parseTraceText, readAllTraces, readLatestTrace, readTraceFile, sessionDate, traceFilePath, tracesDir,
+} from '../../../src/core/trace';
+
+let root: string;
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), 'pg-trace-'));
+});
+afterEach(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+const meta = (id: string) =>
+  b.sessionMeta({ session_id: id, provider: 'p', model_id: 'm', model_context_window: 1000, system_prompt: 's', agent_state: '/a', workspace: '/w' });
+
+describe('trace paths', () => {
+  it('makes chronological session ids in local time', () => {
+    const id = newSessionId(new Date(2026, 10, 30, 9, 5, 7));
+    expect(id).toMatch(/^session-2026-11-30-09-05-07-[0-9a-f]{8}$/);
+    expect(isSessionId(id)).toBe(true);
+    expect(isSessionId('session-2026-11-30')).toBe(false);
+    expect(sessionDate(id)).toBe('2026-11-30');
+    expect(() => sessionDate('nope')).toThrow(RangeError);
+  });
+
+  it('lays files out as <root>/<project>/agents/<agent>/traces/<date>/<id>_<NNN>.jsonl', () => {
+    const dir = tracesDir('/r', 'default_project', 'default_agent');
+    expect(traceFilePath(dir, 'session-2026-11-30-09-05-07-0123abcd', 2)).toBe('/r/default_project/agents/default_agent/traces/2026-11-30/session-2026-11-30-09-05-07-0123abcd_002.jsonl');
+  });
+});
+
+describe('TraceWriter', () => {
+  it('writes one line per envelope and skips partials and origin-tagged messages', async () => {
+    const id = newSessionId();
+    const w = new TraceWriter({ tracesDir: root, sessionId: id });
+    w.append(meta(id));
+    w.append(b.partialText('delta', 'x'));
+    w.append(b.withOrigin(b.assistantText('child'), 'child-session'));
+    await w.append(b.assistantText('hello'));
+    const lines = (await readFile(w.path, 'utf8')).trimEnd().split('\n');
+    expect(lines.map((l) => JSON.parse(l).type)).toEqual(['session_meta', 'model_msg']);
+  });
+
+  it('keeps call order and never interleaves lines under concurrent appends', async () => {
+    const id = newSessionId();
+    const w = new TraceWriter({ tracesDir: root, sessionId: id });
+    const other = new TraceWriter({ tracesDir: root, sessionId: id }); // a second writer on the same file
+    const big = 'x'.repeat(200_000);
+    const jobs: Promise<void>[] = [w.append(meta(id))];
+    for (let i = 0; i < 200; i++) {
+      jobs.push(w.append(b.assistantText(`${i}:${i % 10 === 0 ? big : ''}`)));
+      jobs.push(other.append(b.userText(`o${i}:${i % 7 === 0 ? big : ''}`)));
+    }
+    await Promise.all(jobs);
+    const r = await readTraceFile(w.path);
+    if (!r.ok) throw new Error(r.error.message);
+    expect(r.file.skipped).toBe(0);
+    expect(r.file.messages).toHaveLength(400);
+    const mine = r.file.messages.filter((m) => m.type === 'model_msg' && m.payload.type === 'text' && m.payload.role === 'assistant');
+    expect(mine.map((m) => Number((m.payload as { text: string }).text.split(':')[0]))).toEqual([...Array(200).keys()]);
+  });
+
+  it('heals a torn last line before appending', async () => {
+    const id = newSessionId();
+    const w = new TraceWriter({ tracesDir: root, sessionId: id });
+    await w.append(meta(id));
+    await w.append(b.userText('kept'));
+    await appendFile(w.path, '{"timestamp":"2026-01-01T00:00:00Z","type":"model_msg","payl');
+    const resumed = await TraceWriter.resume(root, id);
+    await resumed.append(b.assistantText('after crash'));
+    const r = await readTraceFile(resumed.path);
+    if (!r.ok) throw new Error(r.error.message);
+    expect(r.file.skipped).toBe(0);
+    expect(r.file.truncatedTail).toBe(false);
+    expect(r.file.messages.map((m) => (m.payload as { text: string }).text)).toEqual(['kept', 'after crash']);
+  });
+
+  it('completes a whole last record that only lacks its newline', async () => {
+    const id = newSessionId();
+    const w = new TraceWriter({ tracesDir: root, sessionId: id });
+    await w.append(meta(id));
+    await appendFile(w.path, JSON.stringify(b.userText('whole')));
+    const resumed = await TraceWriter.resume(root, id);
+    await resumed.append(b.assistantText('next'));
+    const r = await readTraceFile(resumed.path);
+    expect(r.ok && r.file.messages.map((m) => (m.payload as { text: string }).text)).toEqual(['whole', 'next']);
+  });
+
+  it('rotates to the next file, which starts with the given head', async () => {
+    const id = newSessionId();
+    const w = new TraceWriter({ tracesDir: root, sessionId: id });
+    await w.append(meta(id));
+    await w.append(b.userText('first context'));
+    await w.rotate([meta(id), b.toolListReady([])]);
+    await w.append(b.userText('second context'));
+    expect(w.index).toBe(2);
+    const files = await listTraceFiles(root, id);
+    expect(files.map((f) => f.index)).toEqual([1, 2]);
+    const latest = await readLatestTrace(root, id);
+    if (!latest.ok) throw new Error(latest.error.message);
+    expect(latest.file.index).toBe(2);
+    expect(latest.file.messages.map((m) => m.payload.type)).toEqual(['tool_list_ready', 'text']);
+    const resumed = await TraceWriter.resume(root, id);
+    expect(resumed.index).toBe(2);
+    const all = await readAllTraces(root, id);
+    expect(all.files).toHaveLength(2);
+    expect(await listSessionIds(root)).toEqual([id]);
+  });
+
+  it('reports I/O errors to onError instead of rejecting', async () => {
+    const blocker = join(root, 'file');
+    await writeFile(blocker, 'not a dir');
+    const id = newSessionId();
+    const w = new TraceWriter({ tracesDir: blocker, sessionId: id });
+    const errors: Error[] = [];
+    w.onError = (e) => errors.push(e);
+    await expect(w.append(meta(id))).resolves.toBeUndefined();
+    expect(errors).toHaveLength(1);
+  });
+});
+
+describe('trace reader', () => {
+  const good = (id: string) => [JSON.stringify(meta(id)), JSON.stringify(b.userText('a'))];
+
+  it('skips bad middle lines and counts them', () => {
+    const id = newSessionId();
+    const text = [...good(id), 'garbage{', '{"type":"model_msg"}', '[]', JSON.stringify(b.assistantText('b')), ''].join('\n');
+    const r = parseTraceText(text);
+    expect(r.ok && r.file.skipped).toBe(3);
+    expect(r.ok && r.file.messages.map((m) => m.payload.type)).toEqual(['text', 'text']);
+  });
+
+  it('drops a truncated last line', () => {
+    const id = newSessionId();
+    const r = parseTraceText([...good(id), '{"timestamp":"x","ty'].join('\n'));
+    expect(r.ok && r.file).toMatchObject({ truncatedTail: true, skipped: 0 });
+  });
+
+  it('returns typed errors for empty files, garbage and a missing session_meta', async () => {
+    expect(parseTraceText('')).toMatchObject({ ok: false, error: { code: 'empty' } });
+    expect(parseTraceText('\n\n')).toMatchObject({ ok: false, error: { code: 'empty' } });
+    expect(parseTraceText('garbage\nmore garbage\n')).toMatchObject({ ok: false, error: { code: 'no_session_meta' } });
+    expect(parseTraceText(JSON.stringify(b.userText('x')) + '\n')).toMatchObject({ ok: false, error: { code: 'no_session_meta', message: expect.stringContaining('found model_msg (text)') } });
+    expect(await readTraceFile(join(root, 'missing.jsonl'))).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    expect(await readLatestTrace(root, newSessionId())).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    expect(await readTraceFile(root)).toMatchObject({ ok: false, error: { code: 'io' } });
+  });
+});
