@@ -3,6 +3,7 @@ import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as b from '../../../src/core/omnimessage/builders';
+import type { OmniMessage } from '../../../src/core/omnimessage/types';
 import {
   TraceWriter, isSessionId, listSessionIds, listTraceFiles, newSessionId, parseTraceText, readAllTraces, readLatestTrace, readTraceFile, sessionDate, traceFilePath, tracesDir,
 } from '../../../src/core/trace';
@@ -15,6 +16,7 @@ afterEach(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
+const kind = (m: OmniMessage) => (m.type === 'session_meta' ? 'session_meta' : m.payload.type);
 const meta = (id: string) =>
   b.sessionMeta({ session_id: id, provider: 'p', model_id: 'm', model_context_window: 1000, system_prompt: 's', agent_state: '/a', workspace: '/w' });
 
@@ -104,7 +106,7 @@ describe('TraceWriter', () => {
     const latest = await readLatestTrace(root, id);
     if (!latest.ok) throw new Error(latest.error.message);
     expect(latest.file.index).toBe(2);
-    expect(latest.file.messages.map((m) => m.payload.type)).toEqual(['tool_list_ready', 'text']);
+    expect(latest.file.messages.map(kind)).toEqual(['tool_list_ready', 'text']);
     const resumed = await TraceWriter.resume(root, id);
     expect(resumed.index).toBe(2);
     const all = await readAllTraces(root, id);
@@ -132,7 +134,7 @@ describe('trace reader', () => {
     const text = [...good(id), 'garbage{', '{"type":"model_msg"}', '[]', JSON.stringify(b.assistantText('b')), ''].join('\n');
     const r = parseTraceText(text);
     expect(r.ok && r.file.skipped).toBe(3);
-    expect(r.ok && r.file.messages.map((m) => m.payload.type)).toEqual(['text', 'text']);
+    expect(r.ok && r.file.messages.map(kind)).toEqual(['text', 'text']);
   });
 
   it('drops a truncated last line', () => {
