@@ -10,3 +10,8 @@ export * from './core/interfaces';
 export * from './core/omnimessage/markers';
 export * from './core/omnimessage/aggregator';
 export * from './core/trace';
+export {
+  GenerativeModel, createModelFactory, bareGenerate, ToolCallIdAllocator, ModelEntrySchema, parseModelEntry, resolveModelConnection,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  type OpenAIChatModelConfig, type OpenAIModelFactory, type ModelFactoryOptions, type ModelEntry, type ModelPricing, type ModelConnection,
+} from './core/llm';

@@ -1,0 +1,77 @@
+/**
+ * `ModelFactory` for one Session on an OpenAI-compatible model entry: `create()` builds a fresh GenerativeModel
+ * per context (start, compaction) sharing the Session's tool_call_id allocator and continuing the Session token
+ * totals of the model it replaces; `bareGenerate()` is the one-shot call for titles and image descriptions.
+ * Output cap: the entry's `max_tokens` wins over the Agent's, default 32000 (engine.md §6.2, §11).
+ */
+import type { ModelFactory, ThinkingLevel, ToolCallIdRegistry } from '../interfaces';
+import type { TokenCounts, ToolDefinition } from '../omnimessage/types';
+import { bareGenerate, type BareGenerateOptions } from './bare-generate';
+import { GenerativeModel, type OpenAIChatModelConfig } from './generative-model';
+import { resolveModelConnection, type ModelEntry } from './model-entry';
+import { ToolCallIdAllocator } from './tool-call-ids';
+
+export const DEFAULT_MAX_TOKENS = 32000;
+
+export interface ModelFactoryOptions {
+  entry: ModelEntry;
+  /** Where blank `api_key` / `base_url` fall back to; default `process.env`. */
+  env?: Record<string, string | undefined>;
+  /** The Session's frozen toolset, or a getter read at each `create()` (tools may be listed after MCP connects). */
+  tools?: ToolDefinition[] | (() => ToolDefinition[]);
+  systemPrompt?: string;
+  /** The Agent's `model.max_tokens`; the entry's `max_tokens` wins. -1 = no cap. */
+  maxTokens?: number;
+  thinkingLevel?: ThinkingLevel;
+  requestTimeoutMs?: number;
+  /** Shared Session allocator; a new one by default. */
+  toolCallIds?: ToolCallIdRegistry;
+  /** Session totals to continue from (resume). */
+  sessionUsage?: TokenCounts;
+}
+
+export interface OpenAIModelFactory extends ModelFactory {
+  create(): GenerativeModel;
+  bareGenerate(prompt: string, opts?: BareGenerateOptions): Promise<string>;
+  readonly toolCallIds: ToolCallIdRegistry;
+  /** Session totals carried by the most recent model (or the seed). */
+  sessionUsage(): TokenCounts;
+}
+
+export function createModelFactory(opts: ModelFactoryOptions): OpenAIModelFactory {
+  const { entry } = opts;
+  const conn = resolveModelConnection(entry, opts.env ?? process.env);
+  const toolCallIds = opts.toolCallIds ?? new ToolCallIdAllocator();
+  const base = {
+    modelId: conn.modelId,
+    apiKey: conn.apiKey,
+    baseUrl: conn.baseUrl,
+    clientType: conn.clientType,
+    vision: entry.vision,
+    reasoningEffort: entry.reasoning_effort === true,
+  };
+  let latest: GenerativeModel | undefined;
+  const seed = opts.sessionUsage;
+  return {
+    toolCallIds,
+    sessionUsage: () => latest?.sessionUsage ?? { ...(seed ?? { cache_read: 0, cache_write: 0, output: 0, total: 0 }) },
+    create() {
+      const tools = typeof opts.tools === 'function' ? opts.tools() : opts.tools ?? [];
+      const config: OpenAIChatModelConfig = {
+        ...base,
+        tools,
+        systemPrompt: opts.systemPrompt,
+        contextWindow: entry.context_window,
+        maxTokens: entry.max_tokens ?? opts.maxTokens ?? DEFAULT_MAX_TOKENS,
+        fastMode: entry.fast_mode === true,
+        thinkingLevel: opts.thinkingLevel,
+        requestTimeoutMs: opts.requestTimeoutMs,
+        toolCallIds,
+        sessionUsage: latest?.sessionUsage ?? seed,
+      };
+      latest = new GenerativeModel(config);
+      return latest;
+    },
+    bareGenerate: (prompt, o) => bareGenerate(base, prompt, o),
+  };
+}

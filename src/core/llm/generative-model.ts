@@ -1,0 +1,165 @@
+/**
+ * GenerativeModel: `LLMInterface` for any OpenAI-compatible Chat Completions endpoint (engine.md §3), on the
+ * `openai` SDK with `maxRetries: 0` — the engine owns retries. Stateful: it keeps the committed history and
+ * receives only each turn's new messages; a turn is committed only when its stream completed and validated.
+ * Never throws and never retries: every way out closes the open segments and RETURNS an `LLMOutcome`.
+ * Provider details (wire format, reasoning fields, usage shape, error types) stay inside this folder.
+ */
+import OpenAI from 'openai';
+import * as b from '../omnimessage/builders';
+import { addCounts, estimateMessagesTokens, estimateTextTokens, zeroCounts } from '../omnimessage/tokens';
+import type { CompleteMessage, OmniMessage, TokenCounts } from '../omnimessage/types';
+import type { GenerativeModelConfig, GenerativeModelParameters, LLMInterface, LLMOutcome, ThinkingLevel, ToolCallIdRegistry } from '../interfaces';
+import { classifyError, describeError } from './classify';
+import { outputCap } from './output-cap';
+import { raceUpstream, type UpstreamResult } from './race';
+import { ChatStreamTranslator, type ChunkLike } from './stream-translator';
+import { groupByRole, toWireMessages, turnInput, type WireMessage } from './to-chat';
+import { ToolCallIdAllocator } from './tool-call-ids';
+import { usageToCounts } from './usage';
+
+export const DEFAULT_REQUEST_TIMEOUT_MS = 120000;
+/** Client types spoken here; anything else names a different wire protocol. */
+export const CHAT_CLIENT_TYPES: readonly string[] = ['openai-chat', 'openai'];
+
+export interface OpenAIChatModelConfig extends GenerativeModelConfig {
+  /** The endpoint accepts `reasoning_effort`; only then is the thinking level sent. Default false. */
+  reasoningEffort?: boolean;
+  /** Session token totals to continue from (a model rebuilt by compaction or resume keeps them). */
+  sessionUsage?: TokenCounts;
+}
+
+/** The request body this model sends (a superset of the SDK's streaming params: reasoning fields on messages). */
+export interface ChatRequestBody {
+  model: string;
+  messages: WireMessage[];
+  stream: true;
+  stream_options: { include_usage: true };
+  tools?: { type: 'function'; function: { name: string; description: string; parameters: Record<string, unknown> } }[];
+  max_completion_tokens?: number;
+  reasoning_effort?: ThinkingLevel;
+  service_tier?: 'priority';
+}
+
+export class GenerativeModel implements LLMInterface {
+  private readonly client: OpenAI | undefined;
+  /** A configuration problem every request reports instead of calling out. */
+  private readonly setupFailure: LLMOutcome | undefined;
+  private readonly ids: ToolCallIdRegistry;
+  private readonly idleMs: number;
+  private readonly tools: ChatRequestBody['tools'];
+  private history: CompleteMessage[] = [];
+  private session: TokenCounts;
+  /** Estimated size of the context before the next turn's input: last `request.total`, seeded from the fixed prefix. */
+  private contextTokens: number;
+  private readonly prefixTokens: number;
+
+  constructor(private readonly config: OpenAIChatModelConfig) {
+    this.ids = config.toolCallIds ?? new ToolCallIdAllocator();
+    this.idleMs = config.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.session = { ...(config.sessionUsage ?? zeroCounts()) };
+    this.tools = config.tools.length > 0
+      ? config.tools.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.parameters ?? { type: 'object', properties: {} } } }))
+      : undefined;
+    this.prefixTokens = estimateTextTokens(config.systemPrompt ?? '') + (this.tools ? estimateTextTokens(JSON.stringify(this.tools)) : 0);
+    this.contextTokens = this.prefixTokens;
+    if (config.clientType !== undefined && !CHAT_CLIENT_TYPES.includes(config.clientType)) {
+      this.setupFailure = { status: 'failed', permanent: true, errorMessage: `client_type "${config.clientType}" is not supported: this gateway speaks openai-chat only` };
+    } else if (config.apiKey === undefined || config.apiKey === '') {
+      this.setupFailure = { status: 'auth', errorMessage: `no API key for model ${config.modelId}: set api_key in its model entry or OPENAI_API_KEY` };
+    } else {
+      try {
+        // The SDK's own console logging is off: every failure reaches the caller as an outcome instead.
+        this.client = new OpenAI({ apiKey: config.apiKey, baseURL: config.baseUrl ?? null, maxRetries: 0, logLevel: 'off' });
+      } catch (err) {
+        this.setupFailure = { status: 'failed', permanent: true, errorMessage: describeError(err) };
+      }
+    }
+  }
+
+  /** Running token totals of the Session as seen by this model (seed + every completed request). */
+  get sessionUsage(): TokenCounts {
+    return { ...this.session };
+  }
+
+  setHistory(history: OmniMessage[]): void {
+    this.history = groupByRole(history).flatMap((g) => g.messages);
+    for (const m of this.history) {
+      const p = m.payload;
+      if (p.type === 'tool_call' || p.type === 'tool_call_output') this.ids.seed(p.tool_call_id);
+    }
+    this.contextTokens = this.prefixTokens + estimateMessagesTokens(this.history);
+  }
+
+  /** The body for one turn (exposed for tests of the wire mapping). */
+  buildRequest(newMessages: CompleteMessage[], thinkingLevel?: ThinkingLevel): ChatRequestBody {
+    const c = this.config;
+    const messages: WireMessage[] = [];
+    if (c.systemPrompt) messages.push({ role: 'system', content: c.systemPrompt });
+    messages.push(...toWireMessages(groupByRole([...this.history, ...newMessages]), { vision: c.vision ?? true, ids: this.ids }));
+    const body: ChatRequestBody = { model: c.modelId, messages, stream: true, stream_options: { include_usage: true } };
+    if (this.tools) body.tools = this.tools;
+    const cap = outputCap(c.maxTokens, c.contextWindow, this.contextTokens + estimateMessagesTokens(newMessages));
+    if (cap !== undefined) body.max_completion_tokens = cap;
+    const level = thinkingLevel ?? c.thinkingLevel;
+    if (c.reasoningEffort && level !== undefined) body.reasoning_effort = level;
+    if (c.fastMode) body.service_tier = 'priority';
+    return body;
+  }
+
+  async *streamGenerate(params: GenerativeModelParameters): AsyncGenerator<OmniMessage, LLMOutcome> {
+    const signal = params.signal;
+    if (signal?.aborted) return { status: 'aborted' };
+    const input = turnInput(params.newMessages);
+    if (!input.ok) return { status: 'failed', errorMessage: input.error };
+    if (this.setupFailure || !this.client) return this.setupFailure ?? { status: 'failed', errorMessage: 'model client unavailable' };
+
+    const body = this.buildRequest(input.group.messages, params.thinkingLevel);
+    const http = new AbortController();
+    const tr = new ChatStreamTranslator(this.ids);
+    const fastMode = this.config.fastMode === true;
+    /** Close the open segments and end with `outcome` (an interruption or failure). */
+    const fail = function* (outcome: LLMOutcome): Generator<OmniMessage, LLMOutcome> {
+      yield* tr.closeOpen(outcome.status);
+      return outcome;
+    };
+    const interrupted = (r: Exclude<UpstreamResult<unknown>, { kind: 'value' }>, phase: 'connect' | 'body'): LLMOutcome => {
+      if (r.kind === 'abort') return { status: 'aborted', errorMessage: 'aborted by user' };
+      if (r.kind === 'timeout') return { status: 'timeout', errorMessage: `no data from the model for ${this.idleMs} ms` };
+      return classifyError(r.error, { phase, fastMode });
+    };
+
+    try {
+      const pending = this.client.chat.completions.create(body as unknown as OpenAI.Chat.ChatCompletionCreateParamsStreaming, { signal: http.signal });
+      const opened = await raceUpstream(Promise.resolve(pending), signal, this.idleMs);
+      if (opened.kind !== 'value') return interrupted(opened, 'connect');
+      const it = opened.value[Symbol.asyncIterator]();
+      for (;;) {
+        const r = await raceUpstream(it.next(), signal, this.idleMs);
+        if (r.kind === 'value') {
+          if (r.value.done) break;
+          yield* tr.push(r.value.value as unknown as ChunkLike);
+          if (tr.malformed !== undefined) return yield* fail({ status: 'malformed', errorMessage: tr.malformed });
+          continue;
+        }
+        // The answer is whole once finish_reason arrived: a later abort, stall or cut loses only the usage report.
+        if (tr.finishReason !== undefined) break;
+        return yield* fail(interrupted(r, 'body'));
+      }
+      if (tr.finishReason === undefined) return yield* fail({ status: 'malformed', errorMessage: 'stream ended before finish_reason (truncated)' });
+      if (tr.produced.length === 0) return { status: 'malformed', errorMessage: `empty response (finish_reason ${tr.finishReason})` };
+
+      const counts = tr.usage ? usageToCounts(tr.usage) : zeroCounts();
+      const session = addCounts(this.session, counts);
+      yield b.tokenUsage(session, counts);
+      // Committed only once the consumer has taken the whole stream: a turn it abandoned stays uncommitted.
+      this.session = session;
+      this.history.push(...input.group.messages, ...tr.produced);
+      this.contextTokens = counts.total > 0 ? counts.total : this.contextTokens + estimateMessagesTokens(input.group.messages) + estimateMessagesTokens(tr.produced);
+      return { status: 'completed' };
+    } finally {
+      // Tears down a request left open by an abort, a stall or an early return of the consumer; a no-op once drained.
+      http.abort();
+    }
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * The request GenerativeModel sends, as recorded by the fake server: streaming options, system prompt, tools
+ * (omitted when empty, never tool_choice), the output cap, reasoning_effort only for entries that support it,
+ * and the priority tier for fast mode.
+ */
+import * as b from '../../../src/core/omnimessage/builders';
+import { turn } from '../../fakes/openai-server';
+import { collect } from './collect';
+import { useFakeServer } from './fixture';
+
+const { server, model } = useFakeServer();
+const hi = () => [b.userText('hi')];
+const body = (i = 0) => server.requests[i].body as Record<string, unknown>;
+const tool = { name: 'read_file', description: 'Read a file.', parameters: { type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'] } };
+
+test('streaming with usage, system prompt first, tools as functions, no tool_choice, no optional knobs by default', async () => {
+  await collect(model({ systemPrompt: 'Be brief.', tools: [tool, { name: 'noop', description: 'No parameters.' }] }).streamGenerate({ newMessages: hi() }));
+  expect(body()).toEqual({
+    model: 'fake-model',
+    messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hi' }],
+    stream: true,
+    stream_options: { include_usage: true },
+    tools: [
+      { type: 'function', function: tool },
+      { type: 'function', function: { name: 'noop', description: 'No parameters.', parameters: { type: 'object', properties: {} } } },
+    ],
+  });
+  expect(server.requests[0].headers.authorization).toBe('Bearer sk-test');
+});
+
+test('no tools ⇒ no tools key; no system prompt ⇒ no system message', async () => {
+  await collect(model().streamGenerate({ newMessages: hi() }));
+  expect(body()).not.toHaveProperty('tools');
+  expect(body()).not.toHaveProperty('tool_choice');
+  expect(body().messages).toEqual([{ role: 'user', content: 'hi' }]);
+});
+
+describe('output cap', () => {
+  test('maxTokens alone is sent unclamped; ≤0 omits it', async () => {
+    await collect(model({ maxTokens: 32000 }).streamGenerate({ newMessages: hi() }));
+    await collect(model({ maxTokens: -1, contextWindow: 8000 }).streamGenerate({ newMessages: hi() }));
+    expect(body(0).max_completion_tokens).toBe(32000);
+    expect(body(1)).not.toHaveProperty('max_completion_tokens');
+  });
+
+  test('clamped to window − estimated input − 1024, floored at 512, from the last request total', async () => {
+    const text = 'x'.repeat(4000); // ≈1000 tokens
+    server.enqueue(turn({ text: 'ok', usage: { prompt_tokens: 5000, completion_tokens: 500 } }));
+    const m = model({ maxTokens: 32000, contextWindow: 8000 });
+    await collect(m.streamGenerate({ newMessages: [b.userText(text)] }));
+    // first request: estimate = new messages only (no system prompt, no tools) = 1000
+    expect(body(0).max_completion_tokens).toBe(8000 - 1000 - 1024);
+    await collect(m.streamGenerate({ newMessages: [b.userText(text)] }));
+    // second: last request.total (5500) + 1000 + 1024 leaves 476 ⇒ the 512 floor
+    expect(body(1).max_completion_tokens).toBe(512);
+  });
+
+  test('a small configured cap wins over a large window', async () => {
+    await collect(model({ maxTokens: 300, contextWindow: 128000 }).streamGenerate({ newMessages: hi() }));
+    expect(body().max_completion_tokens).toBe(300);
+  });
+});
+
+describe('thinking level', () => {
+  test('sent as reasoning_effort only when the entry supports it; a per-request level overrides the default', async () => {
+    await collect(model({ thinkingLevel: 'high' }).streamGenerate({ newMessages: hi() }));
+    const capable = model({ thinkingLevel: 'high', reasoningEffort: true });
+    await collect(capable.streamGenerate({ newMessages: hi() }));
+    await collect(capable.streamGenerate({ newMessages: hi(), thinkingLevel: 'low' }));
+    await collect(model({ reasoningEffort: true }).streamGenerate({ newMessages: hi() }));
+    expect(body(0)).not.toHaveProperty('reasoning_effort');
+    expect(body(1).reasoning_effort).toBe('high');
+    expect(body(2).reasoning_effort).toBe('low');
+    expect(body(3)).not.toHaveProperty('reasoning_effort');
+  });
+});
+
+test('fast mode asks for the priority tier', async () => {
+  await collect(model({ fastMode: true }).streamGenerate({ newMessages: hi() }));
+  await collect(model({ fastMode: false }).streamGenerate({ newMessages: hi() }));
+  expect(body(0).service_tier).toBe('priority');
+  expect(body(1)).not.toHaveProperty('service_tier');
+});
