@@ -1,0 +1,114 @@
+/**
+ * The public environment contract (gateway.md §8), read and validated: every variable is checked and a
+ * bad one is a ConfigError naming it. Values are trimmed and an empty value counts as unset (compose files
+ * often write `VAR=`). Nothing else in the gateway reads these variables.
+ */
+import { makeError, describeValue, type ConfigError } from './errors';
+import { DM_POLICIES, isHttpUrl, type DmPolicy } from './schema';
+import { USER_REF_EXPECTED, formatUserRef, parseUserRef } from './user-ref';
+
+export const ENV_SOURCE = 'environment';
+
+export interface EnvValues {
+  home?: string;
+  configFile?: string;
+  host?: string;
+  port?: number;
+  adminToken?: string;
+  openaiApiKey?: string;
+  openaiBaseUrl?: string;
+  model?: string;
+  telegramBotToken?: string;
+  telegramApiRoot?: string;
+  slackBotToken?: string;
+  slackSigningSecret?: string;
+  slackAppToken?: string;
+  slackApiUrl?: string;
+  discordBotToken?: string;
+  discordApiUrl?: string;
+  dmPolicy?: DmPolicy;
+  allowUsers: string[];
+}
+
+type Env = Record<string, string | undefined>;
+
+export function readEnv(env: Env): { values: EnvValues; errors: ConfigError[] } {
+  const errors: ConfigError[] = [];
+  const bad = (name: string, expected: string, found: string) => errors.push(makeError({ source: ENV_SOURCE, path: name, expected, found }));
+  const get = (name: string): string | undefined => {
+    const v = env[name]?.trim();
+    return v === undefined || v === '' ? undefined : v;
+  };
+  const token = (name: string): string | undefined => {
+    const v = get(name);
+    if (v !== undefined && /\s/.test(v)) {
+      bad(name, 'a token without spaces', 'a value containing whitespace');
+      return undefined;
+    }
+    return v;
+  };
+  const url = (name: string): string | undefined => {
+    const v = get(name);
+    if (v !== undefined && !isHttpUrl(v)) {
+      bad(name, 'an http or https URL', describeValue(v));
+      return undefined;
+    }
+    return v;
+  };
+
+  const values: EnvValues = { allowUsers: [] };
+  values.home = get('PENGUIN_HOME');
+  values.configFile = get('PENGUIN_GATEWAY_CONFIG');
+
+  const host = get('PENGUIN_GATEWAY_HOST');
+  if (host !== undefined && /[\s/]/.test(host)) bad('PENGUIN_GATEWAY_HOST', 'a host name or IP address', describeValue(host));
+  else values.host = host;
+
+  const port = get('PENGUIN_GATEWAY_PORT');
+  if (port !== undefined) {
+    const n = /^\d{1,5}$/.test(port) ? Number(port) : NaN;
+    if (Number.isInteger(n) && n <= 65535) values.port = n;
+    else bad('PENGUIN_GATEWAY_PORT', 'an integer port 0-65535', describeValue(port));
+  }
+
+  values.adminToken = token('PENGUIN_ADMIN_TOKEN');
+  values.openaiApiKey = token('OPENAI_API_KEY');
+  values.openaiBaseUrl = url('OPENAI_BASE_URL');
+  values.model = get('PENGUIN_MODEL');
+  values.telegramBotToken = token('TELEGRAM_BOT_TOKEN');
+  values.telegramApiRoot = url('TELEGRAM_API_ROOT');
+  values.slackBotToken = token('SLACK_BOT_TOKEN');
+  values.slackSigningSecret = token('SLACK_SIGNING_SECRET');
+  const appToken = token('SLACK_APP_TOKEN');
+  if (appToken !== undefined && !appToken.startsWith('xapp-')) bad('SLACK_APP_TOKEN', 'an app-level token starting with xapp-', 'a token with another prefix');
+  else values.slackAppToken = appToken;
+  values.slackApiUrl = url('SLACK_API_URL');
+  values.discordBotToken = token('DISCORD_BOT_TOKEN');
+  values.discordApiUrl = url('DISCORD_API_URL');
+
+  const dm = get('PENGUIN_DM_POLICY');
+  if (dm !== undefined) {
+    if ((DM_POLICIES as readonly string[]).includes(dm)) values.dmPolicy = dm as DmPolicy;
+    else bad('PENGUIN_DM_POLICY', `one of ${DM_POLICIES.join('|')}`, describeValue(dm));
+  }
+
+  const allow = get('PENGUIN_ALLOW_USERS');
+  if (allow !== undefined) {
+    const seen = new Set<string>();
+    allow.split(',').forEach((raw, i) => {
+      const entry = raw.trim();
+      if (entry === '') return;
+      const ref = parseUserRef(entry);
+      if (!ref) {
+        bad('PENGUIN_ALLOW_USERS', USER_REF_EXPECTED, `entry ${i + 1} ${describeValue(entry)}`);
+        return;
+      }
+      const norm = formatUserRef(ref);
+      if (!seen.has(norm)) {
+        seen.add(norm);
+        values.allowUsers.push(norm);
+      }
+    });
+  }
+  return { values, errors };
+}

@@ -1,0 +1,210 @@
+/**
+ * The zod schema of `config/gateway.yaml`. Every mapping is strict (an unknown key is an error) and every
+ * key has its default here, so an absent file and an empty file mean the same thing. Cross-key rules that
+ * need the environment (credentials, modes) live in load.ts; route inheritance lives in routes.ts.
+ */
+import { z } from 'zod';
+import { PLATFORMS, USER_REF_EXPECTED, parseUserRef } from './user-ref';
+
+export const DM_POLICIES = ['pairing', 'allowlist', 'open', 'disabled'] as const;
+export type DmPolicy = (typeof DM_POLICIES)[number];
+export const APPROVAL_MODES = ['allow-all', 'deny-all', 'read-only', 'always-ask'] as const;
+export type ApprovalMode = (typeof APPROVAL_MODES)[number];
+export const WORKSPACE_POLICIES = ['temp', 'fixed', 'per_channel'] as const;
+export type WorkspacePolicy = (typeof WORKSPACE_POLICIES)[number];
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const DEFAULTS = {
+  host: '127.0.0.1',
+  port: 7370,
+  home: '~/.penguin/data',
+  approvalTimeoutMs: 3_600_000,
+  idleEvictMs: 1_800_000,
+  shutdownGraceMs: 10_000,
+  logLevel: 'info' as LogLevel,
+  project: 'default_project',
+  agent: 'default_agent',
+  approvalMode: 'read-only' as ApprovalMode,
+  workspacePolicy: 'temp' as WorkspacePolicy,
+  dmPolicy: 'pairing' as DmPolicy,
+  telegramApiRoot: 'https://api.telegram.org',
+  slackApiUrl: 'https://slack.com/api/',
+  discordApiUrl: 'https://discord.com/api',
+  /** Edit intervals and typing renewals per platform (platforms.md §5). */
+  streaming: {
+    telegram: { dm_edit_interval_ms: 1000, group_edit_interval_ms: 3000, typing_renew_ms: 4000 },
+    slack: { dm_edit_interval_ms: 1500, group_edit_interval_ms: 1500, typing_renew_ms: 60_000 },
+    discord: { dm_edit_interval_ms: 1200, group_edit_interval_ms: 1200, typing_renew_ms: 8000 },
+    web: { dm_edit_interval_ms: 100, group_edit_interval_ms: 100, typing_renew_ms: 5000 },
+  },
+} as const;
+
+const ms = (what: string) => z.number({ error: `expected ${what} in milliseconds (an integer >= 0)` }).int({ error: `expected ${what} in milliseconds (an integer >= 0)` }).min(0);
+const positiveMs = (what: string) => z.number({ error: `expected ${what} in milliseconds (an integer >= 1)` }).int({ error: `expected ${what} in milliseconds (an integer >= 1)` }).min(1);
+
+/** Ids may be written unquoted in YAML (Telegram chat ids are numbers); integers too big to read exactly must be quoted. */
+export const idString = z.preprocess(
+  (v) => (typeof v === 'number' && Number.isSafeInteger(v) ? String(v) : v),
+  z.string({ error: 'expected an id (quote numbers longer than 15 digits)' }).regex(/^[^\s:]+$/, { error: 'expected an id without spaces or colons' }),
+);
+
+/** Directory-safe names: projects and agents are folders under the data root. */
+const dirName = (what: string) =>
+  z.string({ error: `expected a ${what} name` }).regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/, { error: `expected a ${what} name (letters, digits, _ . -; no slashes)` });
+
+export const userRefString = z.string({ error: `expected ${USER_REF_EXPECTED}` }).refine((s) => parseUserRef(s) !== undefined, { error: `expected ${USER_REF_EXPECTED}` });
+
+const httpUrl = (what: string) =>
+  z.string({ error: `expected ${what} (an http or https URL)` }).refine((s) => isHttpUrl(s), { error: `expected ${what} (an http or https URL)` });
+
+export function isHttpUrl(s: string): boolean {
+  try {
+    const u = new URL(s);
+    return u.protocol === 'http:' || u.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+const streaming = (d: { dm_edit_interval_ms: number; group_edit_interval_ms: number; typing_renew_ms: number }) =>
+  z
+    .strictObject({
+      /** Least time between two edits of one live reply in a direct message. */
+      dm_edit_interval_ms: ms('the DM edit interval').default(d.dm_edit_interval_ms),
+      /** Least time between two edits of one live reply in a group or channel. */
+      group_edit_interval_ms: ms('the group edit interval').default(d.group_edit_interval_ms),
+      /** How often the typing indicator is renewed while a Task runs (0 = never). */
+      typing_renew_ms: ms('the typing renewal interval').default(d.typing_renew_ms),
+    })
+    .prefault({});
+
+const dmPolicy = z.enum(DM_POLICIES).optional();
+
+const telegramSection = z
+  .strictObject({
+    enabled: z.boolean().default(true),
+    dm_policy: dmPolicy,
+    mode: z.enum(['polling', 'webhook']).default('polling'),
+    webhook_url: httpUrl('the public webhook URL').optional(),
+    webhook_secret: z
+      .string({ error: 'expected a secret token of 1-256 characters A-Z a-z 0-9 _ -' })
+      .regex(/^[A-Za-z0-9_-]{1,256}$/, { error: 'expected a secret token of 1-256 characters A-Z a-z 0-9 _ -' })
+      .optional(),
+    draft_streaming: z.boolean().default(true),
+    api_root: httpUrl('the Bot API root').optional(),
+    streaming: streaming(DEFAULTS.streaming.telegram),
+  })
+  .prefault({});
+
+const slackSection = z
+  .strictObject({
+    enabled: z.boolean().default(true),
+    dm_policy: dmPolicy,
+    mode: z.enum(['socket', 'http']).optional(),
+    api_url: httpUrl('the Web API root').optional(),
+    streaming: streaming(DEFAULTS.streaming.slack),
+  })
+  .prefault({});
+
+const discordSection = z
+  .strictObject({
+    enabled: z.boolean().default(true),
+    dm_policy: dmPolicy,
+    api_url: httpUrl('the REST API root').optional(),
+    streaming: streaming(DEFAULTS.streaming.discord),
+  })
+  .prefault({});
+
+const webSection = z
+  .strictObject({
+    enabled: z.boolean().default(true),
+    streaming: streaming(DEFAULTS.streaming.web),
+  })
+  .prefault({});
+
+const accessSchema = z.strictObject({
+  users: z.array(userRefString).default([]),
+  roles: z.array(idString).default([]),
+  channels: z.array(idString).default([]),
+});
+
+/** The keys a route may set; every key left out comes from `default_route`. */
+const routeFields = {
+  project: dirName('project').optional(),
+  agent: dirName('agent').optional(),
+  approval_mode: z.enum(APPROVAL_MODES).optional(),
+  workspace_policy: z.enum(WORKSPACE_POLICIES).optional(),
+  workspace_path: z.string({ error: 'expected a directory path' }).min(1, { error: 'expected a directory path' }).optional(),
+  approvers: z.array(userRefString).optional(),
+  access: accessSchema.optional(),
+};
+
+export const routeMatchSchema = z.strictObject({
+  platform: z.enum(PLATFORMS),
+  /** Slack workspace (team) id. */
+  workspace: idString.optional(),
+  /** Discord guild id. */
+  guild: idString.optional(),
+  /** Telegram chat id. */
+  chat: idString.optional(),
+  /** Slack or Discord channel id. */
+  channel: idString.optional(),
+});
+export type RouteMatch = z.infer<typeof routeMatchSchema>;
+
+const routeSchema = z.strictObject({
+  name: z.string({ error: 'expected a route name' }).regex(/^[A-Za-z0-9_.:*-]{1,100}$/, { error: 'expected a route name (letters, digits, _ . : * -)' }).optional(),
+  match: routeMatchSchema,
+  ...routeFields,
+});
+
+export const fileSchema = z.strictObject({
+  listen: z
+    .strictObject({
+      host: z.string({ error: 'expected a host name or IP address' }).regex(/^[^\s/]+$/, { error: 'expected a host name or IP address' }).optional(),
+      port: z.number({ error: 'expected an integer port 0-65535' }).int({ error: 'expected an integer port 0-65535' }).min(0, { error: 'expected an integer port 0-65535' }).max(65535, { error: 'expected an integer port 0-65535' }).optional(),
+    })
+    .prefault({}),
+  home: z.string({ error: 'expected a directory path' }).min(1, { error: 'expected a directory path' }).optional(),
+  logging: z.strictObject({ level: z.enum(LOG_LEVELS).default(DEFAULTS.logLevel) }).prefault({}),
+  approvals: z.strictObject({ timeout_ms: positiveMs('the approval timeout').default(DEFAULTS.approvalTimeoutMs) }).prefault({}),
+  sessions: z.strictObject({ idle_evict_ms: positiveMs('the idle eviction time').default(DEFAULTS.idleEvictMs) }).prefault({}),
+  shutdown: z.strictObject({ grace_ms: positiveMs('the shutdown grace time').default(DEFAULTS.shutdownGraceMs) }).prefault({}),
+  telegram: telegramSection,
+  slack: slackSection,
+  discord: discordSection,
+  web: webSection,
+  default_route: z.strictObject(routeFields).prefault({}),
+  routes: z.array(routeSchema, { error: 'expected a list of routes' }).default([]),
+});
+export type FileConfig = z.infer<typeof fileSchema>;
+export type FileRoute = FileConfig['routes'][number];
+export type FileRouteFields = FileConfig['default_route'];
+
+/** Known keys per mapping, for "unknown key" errors (array indices collapse to the element schema). */
+export function knownKeysAt(path: readonly (string | number)[]): string[] | undefined {
+  let schema: z.ZodType = fileSchema;
+  for (const seg of path) {
+    schema = unwrap(schema);
+    if (typeof seg === 'number') {
+      if (!(schema instanceof z.ZodArray)) return undefined;
+      schema = schema.element as z.ZodType;
+    } else {
+      if (!(schema instanceof z.ZodObject)) return undefined;
+      const next = (schema.shape as Record<string, z.ZodType>)[seg];
+      if (!next) return undefined;
+      schema = next;
+    }
+  }
+  schema = unwrap(schema);
+  return schema instanceof z.ZodObject ? Object.keys(schema.shape) : undefined;
+}
+
+function unwrap(s: z.ZodType): z.ZodType {
+  let cur: z.ZodType = s;
+  for (;;) {
+    if (cur instanceof z.ZodOptional || cur instanceof z.ZodDefault || cur instanceof z.ZodPrefault) cur = cur.unwrap() as z.ZodType;
+    else return cur;
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * The resolved gateway config: the file merged with its defaults and the public environment contract
+ * (gateway.md §8). Keys keep the file's snake_case spelling so code and `config/gateway.yaml` read alike;
+ * values from the environment (credentials, API roots) sit in the section they configure.
+ */
+import type { ApprovalMode, DmPolicy, LogLevel, RouteMatch, WorkspacePolicy } from './schema';
+import type { Platform } from './user-ref';
+
+export interface StreamingConfig {
+  dm_edit_interval_ms: number;
+  group_edit_interval_ms: number;
+  typing_renew_ms: number;
+}
+
+interface ChatPlatformBase {
+  enabled: boolean;
+  /** Enabled and its credentials exist: the adapter is started. */
+  configured: boolean;
+  dm_policy: DmPolicy;
+  streaming: StreamingConfig;
+}
+
+export interface TelegramConfig extends ChatPlatformBase {
+  bot_token?: string;
+  api_root: string;
+  mode: 'polling' | 'webhook';
+  webhook_url?: string;
+  webhook_secret?: string;
+  draft_streaming: boolean;
+}
+
+export interface SlackConfig extends ChatPlatformBase {
+  bot_token?: string;
+  signing_secret?: string;
+  app_token?: string;
+  api_url: string;
+  /** From the file, else Socket Mode when an app token exists, else HTTP when a signing secret exists. */
+  mode?: 'socket' | 'http';
+}
+
+export interface DiscordConfig extends ChatPlatformBase {
+  bot_token?: string;
+  api_url: string;
+}
+
+export interface WebConfig {
+  enabled: boolean;
+  configured: boolean;
+  streaming: StreamingConfig;
+}
+
+export interface RouteAccess {
+  /** `platform:user_id`; empty = anyone. */
+  users: string[];
+  roles: string[];
+  channels: string[];
+}
+
+export interface ResolvedRoute {
+  /** Stable name (usage and sessions are indexed by it): the file's `name`, or derived from the match; `default` for the default route. */
+  name: string;
+  /** Absent on the default route. */
+  match?: RouteMatch;
+  project: string;
+  agent: string;
+  approval_mode: ApprovalMode;
+  workspace_policy: WorkspacePolicy;
+  /** Absolute; required for `fixed`, optional base directory for `per_channel`. */
+  workspace_path?: string;
+  /** `platform:user_id` entries who may decide approvals besides the Task's starter. */
+  approvers: string[];
+  access: RouteAccess;
+}
+
+export interface GatewayConfig {
+  /** Absolute path of the file that was read, or undefined when running on defaults. */
+  config_file?: string;
+  /** Absolute data root. */
+  home: string;
+  /** `<home>/gateway.db`. */
+  db_path: string;
+  listen: { host: string; port: number };
+  logging: { level: LogLevel };
+  approvals: { timeout_ms: number };
+  sessions: { idle_evict_ms: number };
+  shutdown: { grace_ms: number };
+  admin_token?: string;
+  model: { api_key?: string; base_url?: string; model_id?: string };
+  /** `PENGUIN_ALLOW_USERS`, normalised `platform:user_id`. */
+  allow_users: string[];
+  telegram: TelegramConfig;
+  slack: SlackConfig;
+  discord: DiscordConfig;
+  web: WebConfig;
+  routes: ResolvedRoute[];
+  default_route: ResolvedRoute;
+}
+
+/** What a conversation is routed by; pass a thread's parent channel as `channel`. */
+export interface RouteScope {
+  platform: Platform;
+  workspace?: string;
+  guild?: string;
+  chat?: string;
+  channel?: string;
+}

@@ -1,0 +1,3 @@
+/** Gateway internals for the process, the CLI and tests: configuration and the store. */
+export * from './config';
+export * from './store';

@@ -1,0 +1,14 @@
+/**
+ * The gateway store: the `GatewayStore` interface (what the runtime, admin API and CLI program against),
+ * its SQLite implementation (`openSqliteStore`), query-time cost, usage-row extraction and reindex.
+ */
+export type * from './types';
+export { StoreError, type StoreErrorCode } from './errors';
+export { openSqliteStore, type SqliteStore, type OpenOptions } from './sqlite/open';
+export { migrate, currentSchemaVersion, type MigrationReport } from './sqlite/migrate';
+export { MIGRATIONS, type Migration } from './migrations';
+export { costOf, costUsage, usageReport, type PricingRates, type PricingLookup, type CostedUsage } from './cost';
+export { usageRowFromMessage, type UsageAttribution } from './usage-rows';
+export { reindexFromTraces, type ReindexReport } from './reindex';
+export { newApprovalId, newPairingCode, hashAdminToken, APPROVAL_ID_RE, PAIRING_CODE_RE } from './ids';
+export { localDate } from './sqlite/sql';

@@ -1,0 +1,61 @@
+/**
+ * The delivery ledger on SQLite: every outbound platform message with its purpose, state and attempts,
+ * so a restart can find replies it must finalise and the dashboard can draw a timeline per message.
+ */
+import type { DeliveryRow, DeliveryState, DeliveryStore, NewDelivery } from '../types';
+import { clampLimit, where, type Sql } from './sql';
+
+export function deliveryMethods(q: Sql): DeliveryStore {
+  const get = (id: number) => q.get<DeliveryRow>('SELECT * FROM deliveries WHERE id = ?', id);
+  return {
+    async createDelivery(d: NewDelivery) {
+      const at = q.now();
+      const id = q.run(
+        `INSERT INTO deliveries (platform, chat, platform_message_id, session_id, task_id, purpose, state, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        d.platform, d.chat, d.platform_message_id ?? null, d.session_id ?? null, d.task_id ?? null, d.purpose, d.state ?? 'pending', at, at,
+      ).lastInsertRowid;
+      return get(Number(id))!;
+    },
+
+    async getDelivery(id) {
+      return get(id);
+    },
+
+    async markDeliverySent(id, platformMessageId) {
+      q.run(`UPDATE deliveries SET state = 'sent', platform_message_id = ?, attempts = attempts + 1, updated_at = ? WHERE id = ?`, platformMessageId, q.now(), id);
+      return get(id);
+    },
+
+    async markDeliveryAttemptFailed(id, error, final) {
+      q.run(
+        `UPDATE deliveries SET attempts = attempts + 1, last_error = ?, state = CASE WHEN ? THEN 'failed' ELSE state END, updated_at = ? WHERE id = ?`,
+        error.slice(0, 2000), final ? 1 : 0, q.now(), id,
+      );
+      return get(id);
+    },
+
+    async setDeliveryState(id, state: DeliveryState) {
+      q.run('UPDATE deliveries SET state = ?, updated_at = ? WHERE id = ?', state, q.now(), id);
+      return get(id);
+    },
+
+    async listOpenDeliveries(f = {}) {
+      const w = where([
+        ['purpose = ?', f.purpose],
+        ['platform = ?', f.platform],
+      ], [`state IN ('pending', 'sent')`]);
+      return q.all<DeliveryRow>(`SELECT * FROM deliveries ${w.sql} ORDER BY created_at, id`, ...w.params);
+    },
+
+    async listDeliveries(f = {}) {
+      const w = where([
+        ['session_id = ?', f.session_id],
+        ['task_id = ?', f.task_id],
+        ['platform = ?', f.platform],
+        ['chat = ?', f.chat],
+      ]);
+      return q.all<DeliveryRow>(`SELECT * FROM deliveries ${w.sql} ORDER BY created_at, id LIMIT ?`, ...w.params, clampLimit(f.limit, 500));
+    },
+  };
+}

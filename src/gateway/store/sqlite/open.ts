@@ -1,0 +1,75 @@
+/**
+ * Opens the gateway database (`<PENGUIN_HOME>/gateway.db`): creates its directory, sets WAL,
+ * foreign keys and a busy timeout, brings the schema up to date, and returns a SqliteStore — the
+ * GatewayStore implementation plus what the CLI needs (`migration` report, the raw handle for doctor).
+ */
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { StoreError } from '../errors';
+import { MIGRATIONS, type Migration } from '../migrations';
+import type { GatewayStore } from '../types';
+import { accessMethods } from './access';
+import { adminTokenMethods } from './admin-tokens';
+import { approvalMethods } from './approvals';
+import { deliveryMethods } from './deliveries';
+import { guarded } from './guard';
+import { inboundMethods } from './inbound';
+import { migrate, type MigrationReport } from './migrate';
+import { scheduleMethods } from './schedules';
+import { sessionMethods } from './sessions';
+import { Sql } from './sql';
+import { usageMethods } from './usage';
+
+export interface SqliteStore extends GatewayStore {
+  readonly path: string;
+  readonly db: Database.Database;
+  readonly migration: MigrationReport;
+}
+
+export interface OpenOptions {
+  now?: () => number;
+  busyTimeoutMs?: number;
+  /** For tests of the migration runner; the gateway always uses MIGRATIONS. */
+  migrations?: readonly Migration[];
+}
+
+export function openSqliteStore(path: string, opts: OpenOptions = {}): SqliteStore {
+  const now = opts.now ?? Date.now;
+  let db: Database.Database;
+  try {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    db = new Database(path);
+  } catch (e) {
+    throw new StoreError('open_failed', `cannot open the gateway database ${path}: ${(e as Error).message}`, { cause: e });
+  }
+  let migration: MigrationReport;
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000))}`);
+    migration = migrate(db, opts.migrations ?? MIGRATIONS, { now, label: path });
+  } catch (e) {
+    db.close();
+    if (e instanceof StoreError) throw e;
+    throw new StoreError('open_failed', `cannot open the gateway database ${path}: ${(e as Error).message}`, { cause: e });
+  }
+  const q = new Sql(db, now);
+  return {
+    path,
+    db,
+    migration,
+    ...guarded(sessionMethods(q)),
+    ...guarded(approvalMethods(q)),
+    ...guarded(usageMethods(q)),
+    ...guarded(deliveryMethods(q)),
+    ...guarded(inboundMethods(q)),
+    ...guarded(scheduleMethods(q)),
+    ...guarded(accessMethods(q)),
+    ...guarded(adminTokenMethods(q)),
+    async close() {
+      if (db.open) db.close();
+    },
+  };
+}

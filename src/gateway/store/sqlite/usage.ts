@@ -1,0 +1,111 @@
+/**
+ * Usage rows on SQLite: one per `token_usage` and one zero-token row per non-completed `request_end`
+ * (engine.md §8.5). Recording a row also adds its counts to the totals of its session (and of the
+ * subagent session it came from) in the same transaction; replaceUsage rebuilds both for a reindex.
+ */
+import type { StopReason } from '../../../core/omnimessage/types';
+import type { UsageFilter, UsageGroupBy, UsageInput, UsageRow, UsageStore, UsageSums } from '../types';
+import { clampLimit, localDate, where, type Sql } from './sql';
+
+const GROUP_KEY: Record<UsageGroupBy | 'all', string> = {
+  all: `''`,
+  date: 'date',
+  project: 'project_id',
+  agent: 'agent_id',
+  session: 'session_id',
+  route: `COALESCE(route, '')`,
+  platform: `COALESCE(platform, '')`,
+  model: `provider || '/' || model_id`,
+};
+
+function filterWhere(f: UsageFilter) {
+  return where([
+    ['project_id = ?', f.project_id],
+    ['agent_id = ?', f.agent_id],
+    ['session_id = ?', f.session_id],
+    ['route = ?', f.route],
+    ['platform = ?', f.platform],
+    ['provider = ?', f.provider],
+    ['model_id = ?', f.model_id],
+    ['date >= ?', f.from_date],
+    ['date <= ?', f.to_date],
+  ]);
+}
+
+export function usageMethods(q: Sql): UsageStore {
+  const insert = (u: UsageInput): number => {
+    const c = u.counts ?? { cache_read: 0, cache_write: 0, output: 0, total: 0 };
+    const status: StopReason = u.status ?? 'completed';
+    return Number(
+      q.run(
+        `INSERT INTO usage (ts, date, project_id, agent_id, session_id, origin_session_id, route, platform, provider, model_id,
+           cache_read, cache_write, output, total, status)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        u.ts, localDate(u.ts), u.project_id, u.agent_id, u.session_id, u.origin_session_id ?? null, u.route ?? null, u.platform ?? null,
+        u.provider, u.model_id, c.cache_read, c.cache_write, c.output, c.total, status,
+      ).lastInsertRowid,
+    );
+  };
+  const recompute = (sessionId: string) =>
+    q.run(
+      `UPDATE sessions SET (cache_read, cache_write, output, total) = (
+         SELECT COALESCE(SUM(cache_read), 0), COALESCE(SUM(cache_write), 0), COALESCE(SUM(output), 0), COALESCE(SUM(total), 0)
+         FROM usage WHERE session_id = @sid OR origin_session_id = @sid)
+       WHERE session_id = @sid`,
+      { sid: sessionId },
+    );
+
+  return {
+    async recordUsage(u) {
+      return q.tx(() => {
+        const id = insert(u);
+        const c = u.counts;
+        if (c && (c.cache_read || c.cache_write || c.output || c.total)) {
+          for (const sid of new Set([u.session_id, u.origin_session_id].filter((s): s is string => !!s))) {
+            q.run(
+              'UPDATE sessions SET cache_read = cache_read + ?, cache_write = cache_write + ?, output = output + ?, total = total + ? WHERE session_id = ?',
+              c.cache_read, c.cache_write, c.output, c.total, sid,
+            );
+          }
+        }
+        return q.get<UsageRow>('SELECT * FROM usage WHERE id = ?', id)!;
+      });
+    },
+
+    async listUsage(f = {}) {
+      const w = filterWhere(f);
+      return q.all<UsageRow>(`SELECT * FROM usage ${w.sql} ORDER BY ts, id LIMIT ?`, ...w.params, clampLimit(f.limit, 1000, 100_000));
+    },
+
+    async sumUsage(groupBy, f = {}) {
+      const w = filterWhere(f);
+      const key = GROUP_KEY[groupBy];
+      return q.all<UsageSums>(
+        `SELECT ${key} AS key, project_id, provider, model_id,
+           SUM(cache_read) AS cache_read, SUM(cache_write) AS cache_write, SUM(output) AS output, SUM(total) AS total,
+           SUM(CASE WHEN status = 'completed' THEN 1 ELSE 0 END) AS requests,
+           SUM(CASE WHEN status = 'completed' THEN 0 ELSE 1 END) AS failures
+         FROM usage ${w.sql}
+         GROUP BY 1, project_id, provider, model_id
+         ORDER BY 1, project_id, provider, model_id`,
+        ...w.params,
+      );
+    },
+
+    async replaceUsage(sessionIds, rows) {
+      q.tx(() => {
+        const tops = new Set([...sessionIds, ...rows.map((r) => r.session_id)]);
+        const touched = new Set(tops);
+        for (const sid of tops) {
+          for (const r of q.all<{ o: string }>('SELECT DISTINCT origin_session_id AS o FROM usage WHERE session_id = ? AND origin_session_id IS NOT NULL', sid)) touched.add(r.o);
+          q.run('DELETE FROM usage WHERE session_id = ?', sid);
+        }
+        for (const r of rows) {
+          insert(r);
+          if (r.origin_session_id) touched.add(r.origin_session_id);
+        }
+        for (const sid of touched) recompute(sid);
+      });
+    },
+  };
+}

@@ -1,0 +1,351 @@
+/**
+ * The gateway's index and coordination store, as an interface (gateway.md §12): every method is async so
+ * a PostgreSQL implementation can stand behind it unchanged, and every method is atomic on its own, so no
+ * caller needs a transaction handle. Times are epoch milliseconds; ids of people are `platform:user_id`.
+ * Traces stay the truth: sessions and usage can be rebuilt from them (reindex.ts).
+ */
+import type { StopReason, TokenCounts } from '../../core/omnimessage/types';
+
+export type ApprovalModeValue = 'allow-all' | 'deny-all' | 'read-only' | 'always-ask';
+export type SessionStatus = 'idle' | 'running' | 'compacting';
+
+export interface SessionRow {
+  session_id: string;
+  project_id: string;
+  agent_id: string;
+  /** Set for subagent sessions: the session that started them. */
+  parent_session_id: string | null;
+  route: string | null;
+  platform: string | null;
+  binding_key: string | null;
+  title: string | null;
+  status: SessionStatus;
+  approval_mode: ApprovalModeValue;
+  created_at: number;
+  updated_at: number;
+  last_active_at: number;
+  /** Token totals of the session and its subagents. */
+  cache_read: number;
+  cache_write: number;
+  output: number;
+  total: number;
+}
+
+export interface NewSession {
+  session_id: string;
+  project_id: string;
+  agent_id: string;
+  parent_session_id?: string | null;
+  route?: string | null;
+  platform?: string | null;
+  binding_key?: string | null;
+  title?: string | null;
+  status?: SessionStatus;
+  approval_mode?: ApprovalModeValue;
+  created_at?: number;
+}
+
+export type SessionPatch = Partial<Pick<SessionRow, 'route' | 'platform' | 'binding_key' | 'title' | 'status' | 'approval_mode' | 'last_active_at'>>;
+
+/** What a trace says about a session; the gateway's own columns (route, title, mode…) are kept on update. */
+export interface TracedSession {
+  session_id: string;
+  project_id: string;
+  agent_id: string;
+  parent_session_id: string | null;
+  created_at: number;
+  last_active_at: number;
+}
+
+export interface SessionFilter {
+  project_id?: string;
+  agent_id?: string;
+  platform?: string;
+  route?: string;
+  status?: SessionStatus;
+  /** last_active_at >= since */
+  since?: number;
+  /** last_active_at < until */
+  until?: number;
+  /** Subagent sessions are left out unless asked for. */
+  include_subagents?: boolean;
+  limit?: number;
+  offset?: number;
+}
+
+export interface SessionStore {
+  createSession(s: NewSession): Promise<SessionRow>;
+  getSession(sessionId: string): Promise<SessionRow | undefined>;
+  /** Undefined when there is no such session. */
+  updateSession(sessionId: string, patch: SessionPatch): Promise<SessionRow | undefined>;
+  /** Newest activity first. */
+  listSessions(filter?: SessionFilter): Promise<SessionRow[]>;
+  /** Removes the session, its bindings and approvals (usage and deliveries stay: they are the ledger). */
+  deleteSession(sessionId: string): Promise<boolean>;
+  /** At start-up: every session left `running`/`compacting` by a dead process goes back to idle; returns their ids. */
+  resetBusySessions(): Promise<string[]>;
+  /** Inserts or refreshes the trace-derived columns, keeping the gateway's own. */
+  upsertTracedSession(s: TracedSession): Promise<void>;
+  // ---- bindings: conversation key → current session ----
+  bind(bindingKey: string, sessionId: string): Promise<void>;
+  resolveBinding(bindingKey: string): Promise<string | undefined>;
+  unbind(bindingKey: string): Promise<boolean>;
+  bindingsOf(sessionId: string): Promise<string[]>;
+}
+
+export type ApprovalState = 'pending' | 'allowed' | 'denied' | 'expired' | 'cancelled';
+export interface MessageRef {
+  platform: string;
+  chat: string;
+  message_id: string;
+}
+export interface ApprovalRow {
+  /** Short id (10 base32 characters) that fits any platform's button payload. */
+  id: string;
+  session_id: string;
+  /** The subagent session a call came from, when it is not the session itself. */
+  origin_session_id: string | null;
+  tool_call_id: string;
+  tool_name: string;
+  requester: string | null;
+  card: MessageRef | null;
+  state: ApprovalState;
+  decided_by: string | null;
+  decided_at: number | null;
+  created_at: number;
+  expires_at: number;
+  task_id: string | null;
+}
+export interface NewApproval {
+  session_id: string;
+  tool_call_id: string;
+  tool_name: string;
+  origin_session_id?: string | null;
+  requester?: string | null;
+  task_id?: string | null;
+  expires_at: number;
+  created_at?: number;
+}
+export type FinalApprovalState = Exclude<ApprovalState, 'pending'>;
+export interface DecideResult {
+  /** False when the approval was already decided (a repeated click): `row` then shows the earlier decision. */
+  changed: boolean;
+  row: ApprovalRow;
+}
+
+export interface ApprovalStore {
+  createApproval(a: NewApproval): Promise<ApprovalRow>;
+  getApproval(id: string): Promise<ApprovalRow | undefined>;
+  setApprovalCard(id: string, card: MessageRef): Promise<boolean>;
+  /** Moves a pending approval to a final state once; undefined when there is no such approval. */
+  decideApproval(id: string, state: FinalApprovalState, decidedBy: string | null, at?: number): Promise<DecideResult | undefined>;
+  /** Pending approvals whose `expires_at <= now` become `expired`; returns them (their cards need editing). */
+  expireApprovals(now: number): Promise<ApprovalRow[]>;
+  /** Closes pending approvals of a session (or, with no session, all of them: restart); returns them. */
+  closePendingApprovals(state: FinalApprovalState, filter?: { session_id?: string; task_id?: string }, decidedBy?: string | null): Promise<ApprovalRow[]>;
+  listApprovals(filter?: { state?: ApprovalState; session_id?: string; limit?: number }): Promise<ApprovalRow[]>;
+}
+
+export interface UsageInput {
+  ts: number;
+  project_id: string;
+  agent_id: string;
+  /** Top-level session. */
+  session_id: string;
+  /** The subagent session that made the request (last origin hop); null for the session itself. */
+  origin_session_id?: string | null;
+  route?: string | null;
+  platform?: string | null;
+  provider: string;
+  model_id: string;
+  counts?: TokenCounts;
+  /** `completed` for a token_usage row; the request_end status for a zero-token failure row. */
+  status?: StopReason;
+}
+export interface UsageRow extends TokenCounts {
+  id: number;
+  ts: number;
+  /** Local calendar date of `ts`, `YYYY-MM-DD`. */
+  date: string;
+  project_id: string;
+  agent_id: string;
+  session_id: string;
+  origin_session_id: string | null;
+  route: string | null;
+  platform: string | null;
+  provider: string;
+  model_id: string;
+  status: StopReason;
+}
+export interface UsageFilter {
+  project_id?: string;
+  agent_id?: string;
+  session_id?: string;
+  route?: string;
+  platform?: string;
+  provider?: string;
+  model_id?: string;
+  /** Inclusive `YYYY-MM-DD` bounds. */
+  from_date?: string;
+  to_date?: string;
+}
+export type UsageGroupBy = 'date' | 'project' | 'agent' | 'session' | 'route' | 'platform' | 'model';
+/** Token sums of one group for one (project, provider, model): the unit pricing is looked up by. */
+export interface UsageSums extends TokenCounts {
+  key: string;
+  project_id: string;
+  provider: string;
+  model_id: string;
+  /** Rows with status completed. */
+  requests: number;
+  /** Rows with another status (zero-token failure rows). */
+  failures: number;
+}
+
+export interface UsageStore {
+  /** Adds a row and the counts to the session totals of `session_id` and `origin_session_id`. */
+  recordUsage(u: UsageInput): Promise<UsageRow>;
+  listUsage(filter?: UsageFilter & { limit?: number }): Promise<UsageRow[]>;
+  /** Sums grouped by `groupBy` and by (project, provider, model); the model group's key is `provider/model_id`. */
+  sumUsage(groupBy: UsageGroupBy | 'all', filter?: UsageFilter): Promise<UsageSums[]>;
+  /** Replaces every usage row of these top-level sessions and recomputes the totals they and their subagents carry. */
+  replaceUsage(sessionIds: readonly string[], rows: readonly UsageInput[]): Promise<void>;
+}
+
+export type DeliveryPurpose = 'live' | 'final' | 'card' | 'notice' | 'schedule';
+export type DeliveryState = 'pending' | 'sent' | 'failed' | 'finalized' | 'interrupted';
+export interface DeliveryRow {
+  id: number;
+  platform: string;
+  chat: string;
+  platform_message_id: string | null;
+  session_id: string | null;
+  task_id: string | null;
+  purpose: DeliveryPurpose;
+  state: DeliveryState;
+  attempts: number;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+export interface NewDelivery {
+  platform: string;
+  chat: string;
+  purpose: DeliveryPurpose;
+  session_id?: string | null;
+  task_id?: string | null;
+  platform_message_id?: string | null;
+  state?: DeliveryState;
+}
+export interface DeliveryStore {
+  createDelivery(d: NewDelivery): Promise<DeliveryRow>;
+  getDelivery(id: number): Promise<DeliveryRow | undefined>;
+  /** One more attempt succeeded: `sent` with the platform's message id. */
+  markDeliverySent(id: number, platformMessageId: string): Promise<DeliveryRow | undefined>;
+  /** One more attempt failed; `final` gives up (`failed`), otherwise the state is kept for a retry. */
+  markDeliveryAttemptFailed(id: number, error: string, final: boolean): Promise<DeliveryRow | undefined>;
+  setDeliveryState(id: number, state: DeliveryState): Promise<DeliveryRow | undefined>;
+  /** Deliveries still `pending` or `sent` (a reply a restart must finalise), oldest first. */
+  listOpenDeliveries(filter?: { purpose?: DeliveryPurpose; platform?: string }): Promise<DeliveryRow[]>;
+  listDeliveries(filter?: { session_id?: string; task_id?: string; platform?: string; chat?: string; limit?: number }): Promise<DeliveryRow[]>;
+}
+
+export interface InboundStore {
+  /** True the first time (platform, eventId) is seen; false for a redelivery. */
+  recordInbound(platform: string, eventId: string, at?: number): Promise<boolean>;
+  /** Forgets events received before `before`; returns how many. */
+  pruneInbound(before: number): Promise<number>;
+}
+
+export type ScheduleRunStatus = 'queued' | 'running' | 'completed' | 'failed' | 'missed';
+export interface ScheduleRunRow {
+  id: number;
+  schedule_name: string;
+  project_id: string;
+  agent_id: string;
+  /** The slot's instant (epoch ms). */
+  slot: number;
+  status: ScheduleRunStatus;
+  session_id: string | null;
+  started_at: number | null;
+  ended_at: number | null;
+  duration_ms: number | null;
+  error: string | null;
+  created_at: number;
+}
+export interface ScheduleRef {
+  schedule_name: string;
+  project_id: string;
+  agent_id: string;
+}
+export interface ScheduleStore {
+  /** Records a slot as `queued` or `missed`; undefined when that slot already has a run. */
+  addScheduleRun(ref: ScheduleRef, slot: number, status: 'queued' | 'missed', at?: number): Promise<ScheduleRunRow | undefined>;
+  startScheduleRun(id: number, sessionId: string | null, at?: number): Promise<ScheduleRunRow | undefined>;
+  finishScheduleRun(id: number, status: 'completed' | 'failed', error?: string | null, at?: number): Promise<ScheduleRunRow | undefined>;
+  /** At start-up: queued and running runs of a dead process become failed with `error`; returns them. */
+  failUnfinishedScheduleRuns(error: string, at?: number): Promise<ScheduleRunRow[]>;
+  /** Newest slot first. */
+  listScheduleRuns(filter?: Partial<ScheduleRef> & { status?: ScheduleRunStatus; limit?: number }): Promise<ScheduleRunRow[]>;
+}
+
+export type PairingState = 'pending' | 'approved' | 'denied' | 'expired';
+export interface PairingRow {
+  code: string;
+  platform: string;
+  user_id: string;
+  user_name: string | null;
+  chat: string | null;
+  state: PairingState;
+  created_at: number;
+  expires_at: number;
+  decided_at: number | null;
+}
+export interface NewPairing {
+  platform: string;
+  user_id: string;
+  user_name?: string | null;
+  chat?: string | null;
+  expires_at: number;
+  created_at?: number;
+}
+export type PairingDecision =
+  | { ok: true; row: PairingRow }
+  | { ok: false; reason: 'not_found' | 'expired' | 'already_decided'; row?: PairingRow };
+export interface AllowlistRow {
+  platform: string;
+  user_id: string;
+  added_by: string | null;
+  created_at: number;
+}
+export interface AccessStore {
+  /** A pending, unexpired request of the same user is returned as is (one code per user at a time). */
+  requestPairing(p: NewPairing): Promise<PairingRow>;
+  getPairing(code: string): Promise<PairingRow | undefined>;
+  /** Approving also adds the user to the allowlist, atomically. Codes are matched case-insensitively. */
+  decidePairing(code: string, decision: 'approved' | 'denied', decidedBy: string | null, at?: number): Promise<PairingDecision>;
+  listPairings(filter?: { state?: PairingState; limit?: number }): Promise<PairingRow[]>;
+  expirePairings(now: number): Promise<number>;
+  /** True when newly added. */
+  allowUser(platform: string, userId: string, addedBy: string | null, at?: number): Promise<boolean>;
+  disallowUser(platform: string, userId: string): Promise<boolean>;
+  isAllowed(platform: string, userId: string): Promise<boolean>;
+  listAllowed(platform?: string): Promise<AllowlistRow[]>;
+}
+
+export interface AdminTokenRow {
+  hash: string;
+  created_at: number;
+}
+export interface AdminTokenStore {
+  /** Stores a token's hash (see hashAdminToken); false when already stored. */
+  addAdminTokenHash(hash: string, at?: number): Promise<boolean>;
+  hasAdminTokenHash(hash: string): Promise<boolean>;
+  listAdminTokens(): Promise<AdminTokenRow[]>;
+  revokeAdminTokenHash(hash: string): Promise<boolean>;
+}
+
+export interface GatewayStore
+  extends SessionStore, ApprovalStore, UsageStore, DeliveryStore, InboundStore, ScheduleStore, AccessStore, AdminTokenStore {
+  close(): Promise<void>;
+}

@@ -1,0 +1,95 @@
+/** Deliveries, inbound dedupe and schedule runs. */
+import type { GatewayStore } from '../../../src/gateway/store';
+import { openTestStore, type TestStore } from './helpers';
+
+let t: TestStore;
+let store: GatewayStore;
+beforeEach(() => {
+  t = openTestStore();
+  store = t.store;
+});
+afterEach(() => t.cleanup());
+
+describe('deliveries', () => {
+  it('track attempts, message ids and states', async () => {
+    const d = await store.createDelivery({ platform: 'telegram', chat: '42', purpose: 'live', session_id: 's1', task_id: 'task-1' });
+    expect(d).toMatchObject({ state: 'pending', attempts: 0, platform_message_id: null, last_error: null, created_at: t.clock.t });
+    t.clock.t += 10;
+    expect(await store.markDeliveryAttemptFailed(d.id, '429 retry_after 3', false)).toMatchObject({ state: 'pending', attempts: 1, last_error: '429 retry_after 3', updated_at: t.clock.t });
+    expect(await store.markDeliverySent(d.id, '1001')).toMatchObject({ state: 'sent', attempts: 2, platform_message_id: '1001' });
+    expect(await store.setDeliveryState(d.id, 'finalized')).toMatchObject({ state: 'finalized' });
+
+    const card = await store.createDelivery({ platform: 'slack', chat: 'C1', purpose: 'card' });
+    expect(await store.markDeliveryAttemptFailed(card.id, 'not_in_channel', true)).toMatchObject({ state: 'failed', attempts: 1 });
+    expect(await store.markDeliverySent(999, 'x')).toBeUndefined();
+    expect(await store.getDelivery(card.id)).toMatchObject({ purpose: 'card', session_id: null });
+    await expect(store.createDelivery({ platform: 'slack', chat: 'C1', purpose: 'banner' as never })).rejects.toMatchObject({ code: 'constraint' });
+  });
+
+  it('list the open ones a restart must finish, and a timeline per session', async () => {
+    const live = await store.createDelivery({ platform: 'telegram', chat: '42', purpose: 'live', session_id: 's1' });
+    await store.markDeliverySent(live.id, '7');
+    const pending = await store.createDelivery({ platform: 'slack', chat: 'C1', purpose: 'final', session_id: 's1', task_id: 'task-9' });
+    const done = await store.createDelivery({ platform: 'telegram', chat: '42', purpose: 'notice', session_id: 's2', state: 'finalized' });
+    expect((await store.listOpenDeliveries()).map((d) => d.id)).toEqual([live.id, pending.id]);
+    expect((await store.listOpenDeliveries({ purpose: 'live' })).map((d) => d.id)).toEqual([live.id]);
+    expect((await store.listOpenDeliveries({ platform: 'slack' })).map((d) => d.id)).toEqual([pending.id]);
+    await store.setDeliveryState(live.id, 'interrupted');
+    expect((await store.listOpenDeliveries()).map((d) => d.id)).toEqual([pending.id]);
+
+    expect((await store.listDeliveries({ session_id: 's1' })).map((d) => d.id)).toEqual([live.id, pending.id]);
+    expect((await store.listDeliveries({ task_id: 'task-9' })).map((d) => d.id)).toEqual([pending.id]);
+    expect((await store.listDeliveries({ platform: 'telegram', chat: '42' })).map((d) => d.id)).toEqual([live.id, done.id]);
+    expect(await store.listDeliveries({ limit: 1 })).toHaveLength(1);
+  });
+});
+
+describe('inbound dedupe', () => {
+  it('acts on an event once and forgets old ones when pruned', async () => {
+    expect(await store.recordInbound('slack', 'Ev01')).toBe(true);
+    expect(await store.recordInbound('slack', 'Ev01')).toBe(false);
+    expect(await store.recordInbound('telegram', 'Ev01')).toBe(true);
+    t.clock.t += 1000;
+    expect(await store.recordInbound('discord', '1234')).toBe(true);
+    expect(await store.pruneInbound(t.clock.t)).toBe(2);
+    expect(await store.recordInbound('slack', 'Ev01')).toBe(true);
+    expect(await store.recordInbound('discord', '1234')).toBe(false);
+  });
+});
+
+describe('schedule runs', () => {
+  const ref = { schedule_name: 'daily-digest', project_id: 'p', agent_id: 'a' };
+
+  it('record each slot once, with status, session and duration', async () => {
+    const slot = Date.UTC(2027, 0, 1, 9);
+    const run = await store.addScheduleRun(ref, slot, 'queued');
+    expect(run).toMatchObject({ ...ref, slot, status: 'queued', session_id: null, started_at: null });
+    expect(await store.addScheduleRun(ref, slot, 'queued')).toBeUndefined();
+    expect(await store.startScheduleRun(run!.id, 'session-x', 1000)).toMatchObject({ status: 'running', session_id: 'session-x', started_at: 1000 });
+    expect(await store.finishScheduleRun(run!.id, 'completed', null, 4500)).toMatchObject({ status: 'completed', ended_at: 4500, duration_ms: 3500, error: null });
+
+    const missed = await store.addScheduleRun(ref, slot + 3_600_000, 'missed');
+    expect(missed).toMatchObject({ status: 'missed' });
+    const failed = await store.addScheduleRun(ref, slot + 7_200_000, 'queued');
+    expect(await store.finishScheduleRun(failed!.id, 'failed', 'model auth', 10)).toMatchObject({ status: 'failed', error: 'model auth', duration_ms: null });
+    await store.addScheduleRun({ ...ref, schedule_name: 'other' }, slot, 'queued');
+
+    expect((await store.listScheduleRuns({ schedule_name: 'daily-digest' })).map((r) => r.status)).toEqual(['failed', 'missed', 'completed']);
+    expect((await store.listScheduleRuns({ status: 'queued' })).map((r) => r.schedule_name)).toEqual(['other']);
+    expect(await store.listScheduleRuns({ project_id: 'p', agent_id: 'a', limit: 2 })).toHaveLength(2);
+  });
+
+  it('fail the runs a dead process left queued or running', async () => {
+    const a = await store.addScheduleRun(ref, 1, 'queued');
+    const b2 = await store.addScheduleRun(ref, 2, 'queued');
+    await store.startScheduleRun(b2!.id, 's', 100);
+    const c = await store.addScheduleRun(ref, 3, 'missed');
+    const failed = await store.failUnfinishedScheduleRuns('gateway restarted', 700);
+    expect(failed.map((r) => [r.id, r.status, r.error, r.duration_ms])).toEqual([
+      [a!.id, 'failed', 'gateway restarted', null],
+      [b2!.id, 'failed', 'gateway restarted', 600],
+    ]);
+    expect((await store.listScheduleRuns({ status: 'missed' })).map((r) => r.id)).toEqual([c!.id]);
+    expect(await store.failUnfinishedScheduleRuns('again')).toEqual([]);
+  });
+});
