@@ -15,3 +15,9 @@ export {
   DEFAULT_REQUEST_TIMEOUT_MS,
   type OpenAIChatModelConfig, type OpenAIModelFactory, type ModelFactoryOptions, type ModelEntry, type ModelPricing, type ModelConnection,
 } from './core/llm';
+export * from './core/agent';
+export {
+  ContextEngine, replayTrace, systemClock, DENIED_BY_USER, DENIED_BY_POLICY, INTERRUPTED_BY_USER, INTERRUPTED_BY_EXIT,
+  type Clock, type CommandPolicy, type Compactability, type CompactionConfig, type ResumeState, type EngineStatus,
+} from './core/engine';
+export * as state from './core/state';

@@ -1,0 +1,253 @@
+/**
+ * `createAgent(options)`: the composition root of the engine (engine.md §0, §5). It creates Sessions
+ * (id, workspace, scratchpad, assembled system prompt, frozen `session_meta`, Environment, model factory,
+ * trace writer, context engine, subagent runner) and resumes them from their latest trace file by
+ * positional replay. `resumeSession` reports every failure as a typed result, never by throwing.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, stat } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import * as b from '../omnimessage/builders';
+import type { ThinkingLevel, ToolDefinition } from '../interfaces';
+import type { SessionMetaMessage } from '../omnimessage/types';
+import { ContextEngine } from '../engine/context-engine';
+import { replayTrace, type ResumeState } from '../engine/replay';
+import { isSessionId, newSessionId } from '../trace/paths';
+import { readLatestTrace } from '../trace/reader';
+import { TraceWriter } from '../trace/writer';
+import { validateAgentOptions, type AgentOptions, type ModelDescriptor } from './options';
+import { Session } from './session';
+import { SessionSubagentRunner, type SubagentSpawnPlan } from './subagents';
+
+export type ResumeErrorCode =
+  | 'invalid_session_id' | 'not_found' | 'empty' | 'no_session_meta' | 'io' | 'model_unavailable' | 'workspace_missing'
+  /** An injected builder (environment, model factory) threw while the session was being assembled. */
+  | 'build_failed';
+export interface ResumeError {
+  code: ResumeErrorCode;
+  message: string;
+}
+export type ResumeResult = { ok: true; session: Session } | { ok: false; error: ResumeError };
+
+export interface CreateSessionOptions {
+  /** An existing directory; absent = a fresh temporary workspace under the agent. */
+  workspace?: string;
+  source?: 'subagent' | 'schedule';
+}
+
+export interface Agent {
+  readonly projectId: string;
+  readonly agentId: string;
+  readonly options: AgentOptions;
+  createSession(opts?: CreateSessionOptions): Promise<Session>;
+  resumeSession(sessionId: string): Promise<ResumeResult>;
+}
+
+interface Build {
+  id: string;
+  meta: SessionMetaMessage;
+  workspace: string;
+  model: ModelDescriptor;
+  systemPrompt: string;
+  depth: number;
+  writer: TraceWriter;
+  metaFirst: boolean;
+  resume?: ResumeState;
+}
+
+async function isDirectory(p: string): Promise<boolean> {
+  try {
+    return (await stat(p)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+export function createAgent(rawOptions: AgentOptions): Agent {
+  const options = validateAgentOptions(rawOptions);
+  return new AgentImpl(options);
+}
+
+class AgentImpl implements Agent {
+  readonly projectId: string;
+  readonly agentId: string;
+  private readonly agentDir: string;
+
+  constructor(readonly options: AgentOptions) {
+    this.projectId = options.projectId;
+    this.agentId = options.agentId;
+    this.agentDir = dirname(resolve(options.agentStateDir));
+  }
+
+  createSession(opts: CreateSessionOptions = {}): Promise<Session> {
+    return this.create(opts, this.options.model, 0);
+  }
+
+  async resumeSession(sessionId: string): Promise<ResumeResult> {
+    try {
+      return await this.resume(sessionId);
+    } catch (e) {
+      return { ok: false, error: { code: 'build_failed', message: `cannot resume ${String(sessionId)}: ${e instanceof Error ? e.message : String(e)}` } };
+    }
+  }
+
+  private async resume(sessionId: string): Promise<ResumeResult> {
+    if (typeof sessionId !== 'string' || !isSessionId(sessionId)) {
+      return { ok: false, error: { code: 'invalid_session_id', message: `not a session id: ${JSON.stringify(sessionId)}` } };
+    }
+    const read = await readLatestTrace(this.options.tracesDir, sessionId);
+    if (!read.ok) return { ok: false, error: { code: read.error.code, message: read.error.message } };
+    const meta = read.file.meta;
+    const m = meta.payload;
+    const model = this.resolveModel(m.provider, m.model_id);
+    if (!model) {
+      return { ok: false, error: { code: 'model_unavailable', message: `session ${sessionId} uses model ${m.provider}/${m.model_id}, which this agent does not know` } };
+    }
+    if (!(await isDirectory(m.workspace))) {
+      return { ok: false, error: { code: 'workspace_missing', message: `workspace of session ${sessionId} is gone: ${m.workspace}` } };
+    }
+    const state = replayTrace(read.file.messages, { fileIndex: read.file.index });
+    const writer = await TraceWriter.resume(this.options.tracesDir, sessionId);
+    this.watch(writer, sessionId);
+    if (state.closeDanglingCompaction) {
+      await writer.append(state.closeDanglingCompaction);
+      delete state.closeDanglingCompaction;
+    }
+    const session = await this.build({
+      id: sessionId,
+      meta,
+      workspace: m.workspace,
+      model: { ...model, contextWindow: model.contextWindow ?? m.model_context_window },
+      systemPrompt: m.system_prompt,
+      depth: m.source === 'subagent' ? 1 : 0,
+      writer,
+      metaFirst: false,
+      resume: state,
+    });
+    return { ok: true, session };
+  }
+
+  private resolveModel(provider: string, modelId: string): ModelDescriptor | undefined {
+    if (this.options.resolveModel) return this.options.resolveModel(provider, modelId);
+    const own = this.options.model;
+    return own.provider === provider && own.modelId === modelId ? own : undefined;
+  }
+
+  private async create(opts: CreateSessionOptions, model: ModelDescriptor, depth: number): Promise<Session> {
+    const id = this.options.newSessionId?.() ?? newSessionId();
+    if (!isSessionId(id)) throw new TypeError(`newSessionId returned an invalid session id: ${JSON.stringify(id)}`);
+    let workspace: string;
+    if (opts.workspace !== undefined) {
+      workspace = resolve(opts.workspace);
+      if (!(await isDirectory(workspace))) throw new TypeError(`createSession: workspace is not an existing directory: ${workspace}`);
+    } else {
+      workspace = join(this.options.workspacesDir ? resolve(this.options.workspacesDir) : join(this.agentDir, 'workspaces'), `tmp-${randomBytes(4).toString('hex')}`);
+      await mkdir(workspace, { recursive: true });
+    }
+    const systemPrompt = await this.options.systemPrompt({
+      projectId: this.projectId,
+      agentId: this.agentId,
+      agentStateDir: resolve(this.options.agentStateDir),
+      sessionId: id,
+      workspace,
+      model,
+      isSubagent: depth > 0,
+    });
+    const meta = b.sessionMeta({
+      session_id: id,
+      provider: model.provider,
+      model_id: model.modelId,
+      model_context_window: model.contextWindow ?? 'unknown',
+      system_prompt: systemPrompt,
+      agent_state: resolve(this.options.agentStateDir),
+      workspace,
+      source: opts.source,
+    });
+    const writer = new TraceWriter({ tracesDir: this.options.tracesDir, sessionId: id });
+    this.watch(writer, id);
+    return this.build({ id, meta, workspace, model, systemPrompt, depth, writer, metaFirst: true });
+  }
+
+  private watch(writer: TraceWriter, id: string): void {
+    writer.onError = (err) => {
+      if (this.options.onTraceError) this.options.onTraceError(err, id);
+      else process.stderr.write(`[trace] ${id}: ${err.message}\n`);
+    };
+  }
+
+  private async build(x: Build): Promise<Session> {
+    const o = this.options;
+    const scratchpadDir = join(o.scratchpadDir ? resolve(o.scratchpadDir) : join(this.agentDir, 'scratchpad'), x.id);
+    await mkdir(scratchpadDir, { recursive: true });
+    const thinkingLevel = o.engine?.thinking_level ?? 'medium';
+    const runner = x.depth === 0 ? new SessionSubagentRunner({
+      depth: x.depth,
+      plan: (input) => this.planChild(input, x.model, thinkingLevel),
+      createChild: (plan) => this.createChild(plan, x.workspace),
+    }) : undefined;
+    const environment = o.environment({
+      sessionId: x.id,
+      workspace: x.workspace,
+      scratchpadDir,
+      model: x.model,
+      isSubagent: x.depth > 0,
+      ...(runner ? { subagentRunner: runner } : {}),
+    });
+    const factoryContext = (tools: ToolDefinition[]) => ({ sessionId: x.id, model: x.model, tools, systemPrompt: x.systemPrompt, thinkingLevel });
+    const engine = new ContextEngine({
+      environment,
+      models: (tools) => o.modelFactory(factoryContext(tools)),
+      trace: x.writer,
+      sessionMeta: x.meta,
+      metaFirst: x.metaFirst,
+      ...(o.engine?.max_turns !== undefined ? { maxTurns: o.engine.max_turns } : {}),
+      ...(o.engine?.compaction ? { compaction: o.engine.compaction } : {}),
+      ...(x.model.contextWindow !== undefined ? { contextWindow: x.model.contextWindow } : {}),
+      vision: x.model.vision ?? true,
+      ...(o.clock ? { clock: o.clock } : {}),
+      ...(o.commandPolicy ? { commandPolicy: o.commandPolicy } : {}),
+      ...(x.resume ? { resume: x.resume } : {}),
+      sessionId: x.id,
+    });
+    return new Session({
+      id: x.id,
+      meta: x.meta,
+      workspace: x.workspace,
+      scratchpadDir,
+      model: x.model,
+      engine,
+      environment,
+      titleModels: () => o.modelFactory(factoryContext([])),
+      ...(runner ? { onDispose: () => runner.disposeAll() } : {}),
+    });
+  }
+
+  private planChild(
+    input: { agentId?: string; modelId?: string; provider?: string; thinkingLevel?: ThinkingLevel },
+    parentModel: ModelDescriptor,
+    parentLevel: ThinkingLevel,
+  ): SubagentSpawnPlan {
+    const agentId = input.agentId && input.agentId !== this.agentId ? input.agentId : undefined;
+    if (agentId && !this.options.subagentAgent?.(agentId)) throw new Error(`unknown agent: ${agentId}`);
+    let model = parentModel;
+    if (input.modelId !== undefined || input.provider !== undefined) {
+      const provider = input.provider ?? parentModel.provider;
+      const modelId = input.modelId ?? parentModel.modelId;
+      const found = this.resolveModel(provider, modelId);
+      if (!found) throw new Error(`unknown model: ${provider}/${modelId}`);
+      model = found;
+    }
+    const plan: SubagentSpawnPlan = { model, thinkingLevel: input.thinkingLevel ?? parentLevel };
+    if (agentId) plan.agentId = agentId;
+    return plan;
+  }
+
+  private async createChild(plan: SubagentSpawnPlan, workspace: string): Promise<Session> {
+    if (plan.agentId) {
+      const other = this.options.subagentAgent?.(plan.agentId);
+      if (!other) throw new Error(`unknown agent: ${plan.agentId}`);
+      return (createAgent(other) as AgentImpl).create({ workspace, source: 'subagent' }, plan.model, 1);
+    }
+    return this.create({ workspace, source: 'subagent' }, plan.model, 1);
+  }
+}
