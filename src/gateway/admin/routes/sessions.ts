@@ -1,0 +1,87 @@
+/**
+ * Sessions: `GET /api/sessions` (filters validated; newest activity first), `GET /api/sessions/:id`
+ * (the row and its conversation bindings) and `GET /api/sessions/:id/messages` (the transcript read from
+ * the session's trace files under `<home>/<project>/agents/<agent>/traces`, every file's records in
+ * order, each file starting with its `session_meta`). Unknown session: 404 `session_not_found`.
+ */
+import { Router } from 'express';
+import { z } from 'zod';
+import type { OmniMessage } from '../../../core/omnimessage/types';
+import { isSessionId, readAllTraces, tracesDir } from '../../../core/trace';
+import { PLATFORMS } from '../../config';
+import type { GatewayStore, SessionRow } from '../../store';
+import { ApiError } from '../errors';
+import { parseInput, queryInt, queryText, queryTime } from '../validate';
+
+const listQuery = z.strictObject({
+  platform: z.enum(PLATFORMS, { error: `expected one of ${PLATFORMS.join('|')}` }).optional(),
+  route: queryText('a route name').optional(),
+  project: queryText('a project id').optional(),
+  agent: queryText('an agent id').optional(),
+  status: z.enum(['idle', 'running', 'compacting'], { error: 'expected one of idle|running|compacting' }).optional(),
+  since: queryTime.optional(),
+  until: queryTime.optional(),
+  subagents: z.enum(['true', 'false'], { error: 'expected true or false' }).optional(),
+  limit: queryInt(1, 500).default(50),
+  offset: queryInt(0, 1_000_000).default(0),
+});
+
+const messagesQuery = z.strictObject({
+  limit: queryInt(1, 10_000).default(2000),
+  offset: queryInt(0, 100_000_000).default(0),
+});
+
+const idParam = z.strictObject({ id: z.string().min(1).max(200) });
+
+async function sessionOr404(store: GatewayStore, id: string): Promise<SessionRow> {
+  const row = await store.getSession(id);
+  if (!row) throw new ApiError(404, 'session_not_found', `no session ${JSON.stringify(id)}`);
+  return row;
+}
+
+export function sessionRoutes(store: GatewayStore, home: string): Router {
+  const r = Router();
+
+  r.get('/sessions', async (req, res) => {
+    const q = parseInput(listQuery, req.query, 'query');
+    const sessions = await store.listSessions({
+      platform: q.platform,
+      route: q.route,
+      project_id: q.project,
+      agent_id: q.agent,
+      status: q.status,
+      since: q.since,
+      until: q.until,
+      include_subagents: q.subagents === 'true',
+      limit: q.limit,
+      offset: q.offset,
+    });
+    res.json({ sessions, limit: q.limit, offset: q.offset });
+  });
+
+  r.get('/sessions/:id', async (req, res) => {
+    const { id } = parseInput(idParam, req.params, 'path');
+    const session = await sessionOr404(store, id);
+    res.json({ session, bindings: await store.bindingsOf(id) });
+  });
+
+  r.get('/sessions/:id/messages', async (req, res) => {
+    const { id } = parseInput(idParam, req.params, 'path');
+    const q = parseInput(messagesQuery, req.query, 'query');
+    const row = await sessionOr404(store, id);
+    // A row whose id is not a trace session id (never written by the engine) has no files to read.
+    const read = isSessionId(row.session_id) ? await readAllTraces(tracesDir(home, row.project_id, row.agent_id), row.session_id) : { files: [], errors: [] };
+    const all: OmniMessage[] = [];
+    for (const f of read.files) all.push(f.meta, ...f.messages);
+    res.json({
+      session_id: row.session_id,
+      total: all.length,
+      offset: q.offset,
+      messages: all.slice(q.offset, q.offset + q.limit),
+      files: read.files.map((f) => ({ index: f.index, records: f.messages.length + 1, skipped: f.skipped, truncated_tail: f.truncatedTail })),
+      problems: read.errors.map((e) => ({ code: e.code, message: e.message })),
+    });
+  });
+
+  return r;
+}

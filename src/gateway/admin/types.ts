@@ -1,0 +1,56 @@
+/**
+ * What the admin API needs from the rest of the process. `AdminRuntime` is the narrow surface the gateway
+ * runtime implements: adapter health for /readyz, deciding an approval (which also resolves the waiting
+ * tool call and edits its card) and hearing about pairing decisions (to tell the user in chat). Everything
+ * else the API serves comes from the store and the trace files.
+ */
+import type { GatewayConfig } from '../config';
+import type { Logger } from '../logger';
+import type { GatewayStore, PairingRow, PricingLookup } from '../store';
+import type { GatewayMetrics } from './metrics';
+
+export type AdapterState = 'connected' | 'connecting' | 'failed' | 'disabled';
+
+export interface AdapterStatus {
+  /** `telegram`, `slack`, `discord`, `web`. */
+  name: string;
+  /** `disabled` = not configured (no credentials or turned off); it does not hold readiness back. */
+  state: AdapterState;
+  /** Why it failed or is still connecting, for the operator; never a credential. */
+  detail?: string;
+  /** Epoch ms of the last inbound platform event. */
+  last_inbound_at?: number;
+}
+
+export interface RuntimeHealth {
+  /** False while starting up or shutting down: the process takes no events, so it is not ready. */
+  accepting: boolean;
+  adapters: AdapterStatus[];
+}
+
+export type DecideApprovalResult =
+  | { ok: true; state: string }
+  | { ok: false; code: 'not_found' | 'already_decided' | 'expired'; message: string };
+
+export interface AdminRuntime {
+  health(): RuntimeHealth;
+  /** Decides a pending approval as `actor` (a `platform:user_id`); the runtime answers the tool call and edits its card. */
+  decideApproval(id: string, decision: 'allow' | 'deny', actor: string): Promise<DecideApprovalResult>;
+  /** Called after the admin API decided a pairing request (the store already holds the decision). */
+  pairingDecided(row: PairingRow): Promise<void>;
+}
+
+export interface AdminDeps {
+  config: GatewayConfig;
+  store: GatewayStore;
+  metrics: GatewayMetrics;
+  runtime: AdminRuntime;
+  logger: Logger;
+  /** Model prices for /api/usage; without it every cost is null. */
+  pricing?: PricingLookup;
+  /** Defaults to Date.now; injected by tests. */
+  now?: () => number;
+}
+
+/** Who the admin API records as the decider of approvals, pairings and allowlist entries. */
+export const ADMIN_ACTOR = 'web:admin';

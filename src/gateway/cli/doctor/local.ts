@@ -1,0 +1,88 @@
+/**
+ * Doctor's local checks, all read-only: the data root can be written (or created), the database opens
+ * read-only with a schema this release can use and passes SQLite's quick_check, an admin token exists or
+ * will be generated, and the listener's reach. A database that does not exist yet is fine: start creates it.
+ */
+import Database from 'better-sqlite3';
+import { accessSync, constants, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { dirname, join } from 'node:path';
+import type { GatewayConfig } from '../../config';
+import { currentSchemaVersion, MIGRATIONS } from '../../store';
+import type { CheckResult } from './types';
+
+export function checkHome(home: string): CheckResult {
+  const name = 'data root';
+  const fix = 'set PENGUIN_HOME (or home: in the config) to a directory the gateway user can write, or fix its permissions';
+  if (existsSync(home)) {
+    if (!statSync(home).isDirectory()) return { name, status: 'fail', detail: `${home} exists but is not a directory`, fix };
+    try {
+      rmSync(mkdtempSync(join(home, '.doctor-')), { recursive: true, force: true });
+    } catch (e) {
+      return { name, status: 'fail', detail: `${home} is not writable (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, fix };
+    }
+    return { name, status: 'ok', detail: `${home} is writable` };
+  }
+  let parent = dirname(home);
+  while (!existsSync(parent) && dirname(parent) !== parent) parent = dirname(parent);
+  try {
+    accessSync(parent, constants.W_OK);
+  } catch {
+    return { name, status: 'fail', detail: `${home} does not exist and cannot be created (${parent} is not writable)`, fix };
+  }
+  return { name, status: 'ok', detail: `${home} does not exist yet; start creates it` };
+}
+
+export function checkDatabase(config: Pick<GatewayConfig, 'db_path' | 'admin_token'>): CheckResult[] {
+  const latest = MIGRATIONS.length;
+  const token = (stored: number | undefined): CheckResult => {
+    const name = 'admin token';
+    if (config.admin_token !== undefined) return { name, status: 'ok', detail: 'set by PENGUIN_ADMIN_TOKEN' };
+    if (stored && stored > 0) return { name, status: 'ok', detail: `${stored} generated token${stored === 1 ? '' : 's'} stored (as hashes)` };
+    return { name, status: 'ok', detail: 'none yet: start generates one and prints it once' };
+  };
+  if (!existsSync(config.db_path)) {
+    return [{ name: 'database', status: 'ok', detail: `${config.db_path} does not exist yet; start creates it (schema version ${latest})` }, token(0)];
+  }
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(config.db_path, { readonly: true, fileMustExist: true });
+    const version = currentSchemaVersion(db);
+    const check = db.pragma('quick_check', { simple: true });
+    const stored = version >= 1 ? (db.prepare('SELECT COUNT(*) AS n FROM admin_tokens').get() as { n: number }).n : 0;
+    let result: CheckResult;
+    if (check !== 'ok') {
+      result = { name: 'database', status: 'fail', detail: `${config.db_path} failed SQLite's integrity check: ${String(check)}`, fix: 'restore gateway.db from a backup (or move it away), then run `penguin-gateway reindex` to rebuild it from the traces' };
+    } else if (version > latest) {
+      result = { name: 'database', status: 'fail', detail: `${config.db_path} is at schema version ${version}, newer than this release knows (${latest})`, fix: 'run the release that wrote it (or newer), or restore a backup taken before the upgrade' };
+    } else if (version < latest) {
+      result = { name: 'database', status: 'ok', detail: `${config.db_path} is at schema version ${version}; start (or \`penguin-gateway migrate\`) brings it to ${latest}` };
+    } else {
+      result = { name: 'database', status: 'ok', detail: `${config.db_path} opens, schema version ${version} (current)` };
+    }
+    return [result, token(stored)];
+  } catch (e) {
+    return [
+      { name: 'database', status: 'fail', detail: `cannot read ${config.db_path}: ${(e as Error).message}`, fix: 'check the file\'s permissions; if it is damaged, move it away and run `penguin-gateway reindex`' },
+      token(undefined),
+    ];
+  } finally {
+    db?.close();
+  }
+}
+
+function isLoopback(host: string): boolean {
+  if (host === 'localhost' || host === '::1') return true;
+  return isIP(host) === 4 && host.startsWith('127.');
+}
+
+export function checkListen(listen: GatewayConfig['listen']): CheckResult {
+  const addr = `${listen.host.includes(':') ? `[${listen.host}]` : listen.host}:${listen.port}`;
+  if (isLoopback(listen.host)) return { name: 'listen', status: 'ok', detail: `${addr} (this machine only)` };
+  return {
+    name: 'listen',
+    status: 'warn',
+    detail: `${addr} is reachable from other machines: the admin API and dashboard are exposed there`,
+    fix: 'put it behind a TLS reverse proxy and keep the admin token secret, or set PENGUIN_GATEWAY_HOST=127.0.0.1',
+  };
+}

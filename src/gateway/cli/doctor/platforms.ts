@@ -1,0 +1,66 @@
+/**
+ * Doctor's platform checks: each configured bot token is tried with one real, read-only API call through
+ * the configured API root — Telegram `getMe`, Slack `auth.test`, Discord `GET /v10/users/@me` — and the
+ * answer is classified as ok, token rejected, unexpected answer or unreachable. A platform without
+ * credentials (or disabled in the config) is reported as not configured.
+ */
+import type { GatewayConfig } from '../../config';
+import { field, probe, str } from './http';
+import type { CheckResult } from './types';
+
+const trimSlash = (s: string) => s.replace(/\/+$/, '');
+
+export async function checkTelegram(c: GatewayConfig['telegram'], timeoutMs: number): Promise<CheckResult> {
+  const name = 'telegram';
+  if (!c.enabled) return { name, status: 'skip', detail: 'disabled in the config (telegram.enabled: false)' };
+  if (!c.bot_token) return { name, status: 'skip', detail: 'not configured (set TELEGRAM_BOT_TOKEN to enable it)' };
+  const root = trimSlash(c.api_root);
+  const r = await probe(`${root}/bot${c.bot_token}/getMe`, { method: 'GET' }, timeoutMs);
+  if (r.kind === 'network') return { name, status: 'fail', detail: `cannot reach ${root}: ${r.message}`, fix: 'check the network, or TELEGRAM_API_ROOT if you use your own Bot API server' };
+  const result = field(r.json, 'result');
+  if (r.status === 200 && field(r.json, 'ok') === true && result) {
+    const user = str(field(result, 'username'));
+    return { name, status: 'ok', detail: `bot ${user ? `@${user}` : '(no username)'} (id ${str(field(result, 'id')) ?? '?'}) via ${root}, ${c.mode} mode` };
+  }
+  const description = str(field(r.json, 'description')) ?? 'no description';
+  if (r.status === 401 || r.status === 404) {
+    return { name, status: 'fail', detail: `${root} rejected the bot token (HTTP ${r.status}: ${description})`, fix: 'set TELEGRAM_BOT_TOKEN to the token @BotFather gave you (format 123456:ABC...)' };
+  }
+  return { name, status: 'fail', detail: `unexpected answer from ${root} getMe (HTTP ${r.status}: ${description})`, fix: 'check TELEGRAM_API_ROOT and try again' };
+}
+
+const SLACK_AUTH_ERRORS = new Set(['invalid_auth', 'not_authed', 'account_inactive', 'token_revoked', 'token_expired', 'no_permission']);
+
+export async function checkSlack(c: GatewayConfig['slack'], timeoutMs: number): Promise<CheckResult> {
+  const name = 'slack';
+  if (!c.enabled) return { name, status: 'skip', detail: 'disabled in the config (slack.enabled: false)' };
+  if (!c.bot_token) return { name, status: 'skip', detail: 'not configured (set SLACK_BOT_TOKEN and SLACK_APP_TOKEN or SLACK_SIGNING_SECRET to enable it)' };
+  const root = c.api_url.endsWith('/') ? c.api_url : `${c.api_url}/`;
+  const r = await probe(`${root}auth.test`, { method: 'POST', headers: { authorization: `Bearer ${c.bot_token}`, 'content-type': 'application/x-www-form-urlencoded' }, body: '' }, timeoutMs);
+  if (r.kind === 'network') return { name, status: 'fail', detail: `cannot reach ${root}: ${r.message}`, fix: 'check the network, or SLACK_API_URL for GovSlack / Enterprise hosts' };
+  if (r.status === 200 && field(r.json, 'ok') === true) {
+    const mode = c.mode === 'socket' ? 'Socket Mode' : 'HTTP events at POST /slack/events';
+    return { name, status: 'ok', detail: `bot ${str(field(r.json, 'user')) ?? '?'} in workspace ${str(field(r.json, 'team')) ?? '?'} (${str(field(r.json, 'team_id')) ?? '?'}) via ${root}, ${mode}` };
+  }
+  const error = str(field(r.json, 'error'));
+  if (r.status === 401 || (error !== undefined && SLACK_AUTH_ERRORS.has(error))) {
+    return { name, status: 'fail', detail: `${root} rejected the bot token (${error ?? `HTTP ${r.status}`})`, fix: 'set SLACK_BOT_TOKEN to the Bot User OAuth Token (xoxb-...) of the app installed in your workspace' };
+  }
+  return { name, status: 'fail', detail: `unexpected answer from ${root}auth.test (HTTP ${r.status}${error ? `: ${error}` : ''})`, fix: 'check SLACK_API_URL and try again' };
+}
+
+export async function checkDiscord(c: GatewayConfig['discord'], timeoutMs: number): Promise<CheckResult> {
+  const name = 'discord';
+  if (!c.enabled) return { name, status: 'skip', detail: 'disabled in the config (discord.enabled: false)' };
+  if (!c.bot_token) return { name, status: 'skip', detail: 'not configured (set DISCORD_BOT_TOKEN to enable it)' };
+  const root = trimSlash(c.api_url);
+  const r = await probe(`${root}/v10/users/@me`, { method: 'GET', headers: { authorization: `Bot ${c.bot_token}` } }, timeoutMs);
+  if (r.kind === 'network') return { name, status: 'fail', detail: `cannot reach ${root}: ${r.message}`, fix: 'check the network, or DISCORD_API_URL if you use a REST proxy' };
+  const id = str(field(r.json, 'id'));
+  if (r.status === 200 && id) return { name, status: 'ok', detail: `bot ${str(field(r.json, 'username')) ?? '?'} (id ${id}) via ${root}` };
+  const message = str(field(r.json, 'message')) ?? 'no message';
+  if (r.status === 401 || r.status === 403) {
+    return { name, status: 'fail', detail: `${root} rejected the bot token (HTTP ${r.status}: ${message})`, fix: 'set DISCORD_BOT_TOKEN to the token from the Developer Portal (Application → Bot → Reset Token)' };
+  }
+  return { name, status: 'fail', detail: `unexpected answer from ${root}/v10/users/@me (HTTP ${r.status}: ${message})`, fix: 'check DISCORD_API_URL and try again' };
+}

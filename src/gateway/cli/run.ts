@@ -1,0 +1,64 @@
+/**
+ * `runCli(argv, io)`: the whole command line in one call. Parses arguments, answers --help/--version,
+ * dispatches to the command function and turns a UsageError into the usage hint with exit code 2.
+ * `deps.loadStart` replaces the lazily loaded `startGateway` (tests).
+ */
+import { parseCliArgs, type CliArgs } from './args';
+import { doctorCommand } from './doctor';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, line, type CliIO } from './io';
+import { migrateCommand } from './migrate';
+import { pairingCommand } from './pairing';
+import { reindexCommand } from './reindex';
+import { startCommand, type StartGateway } from './start';
+import { COMMAND_HELP, USAGE } from './usage';
+import { packageVersion } from './version';
+
+export interface CliDeps {
+  loadStart?: () => StartGateway;
+}
+
+type Command = (args: CliArgs, io: CliIO) => Promise<number>;
+
+export async function runCli(argv: readonly string[], io: CliIO, deps: CliDeps = {}): Promise<number> {
+  const commands: Record<string, Command> = {
+    start: (a, i) => startCommand(a, i, deps.loadStart),
+    doctor: doctorCommand,
+    reindex: reindexCommand,
+    migrate: migrateCommand,
+    pairing: pairingCommand,
+  };
+  try {
+    const args = parseCliArgs(argv);
+    if (args.version) {
+      line(io.stdout, `penguin-gateway ${packageVersion()}`);
+      return EXIT_OK;
+    }
+    if (args.command === 'help') {
+      io.stdout.write(args.rest[0] !== undefined && COMMAND_HELP[args.rest[0]] ? COMMAND_HELP[args.rest[0]] : USAGE);
+      return EXIT_OK;
+    }
+    if (args.command === undefined) {
+      if (args.help) {
+        io.stdout.write(USAGE);
+        return EXIT_OK;
+      }
+      throw new UsageError('no command given');
+    }
+    const run = commands[args.command];
+    if (!run) throw new UsageError(`unknown command ${JSON.stringify(args.command)}`);
+    if (args.help) {
+      io.stdout.write(COMMAND_HELP[args.command]);
+      return EXIT_OK;
+    }
+    return await run(args, io);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      line(io.stderr, `penguin-gateway: ${e.message}`);
+      line(io.stderr);
+      io.stderr.write(USAGE);
+      return EXIT_USAGE;
+    }
+    line(io.stderr, `penguin-gateway: ${(e as Error).message}`);
+    return EXIT_FAILED;
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * The help text: the overview printed for `--help` (stdout) and after a bad command line (stderr), and
+ * one paragraph per command for `<command> --help` / `help <command>`.
+ */
+
+export const USAGE = `Usage: penguin-gateway <command> [options]
+
+Commands:
+  start                     run the gateway (chat adapters, admin API and dashboard)
+  doctor                    check the config, data root, database, platform tokens and model endpoint
+  reindex                   rebuild the session and usage index from the trace files
+  migrate                   bring the gateway database to this release's schema
+  pairing approve <code>    let the user who was given <code> talk to the bot
+  pairing deny <code>       refuse a pairing request
+  pairing list [--all]      show pending (or all) pairing requests
+
+Options:
+  --config <path>           config file (default: PENGUIN_GATEWAY_CONFIG, else config/gateway.yaml)
+  -h, --help                show this help, or a command's help after the command
+  -V, --version             print the version
+
+Credentials and addresses come from the environment (PENGUIN_HOME, TELEGRAM_BOT_TOKEN, SLACK_BOT_TOKEN,
+DISCORD_BOT_TOKEN, OPENAI_API_KEY, ...); see config/gateway.yaml for the full list.
+`;
+
+export const COMMAND_HELP: Record<string, string> = {
+  start: `Usage: penguin-gateway start [--config <path>]
+
+Validates the config (errors are printed and nothing is touched), then runs the gateway until SIGTERM or
+SIGINT. On the first start without PENGUIN_ADMIN_TOKEN an admin token is generated and printed once.
+`,
+  doctor: `Usage: penguin-gateway doctor [--config <path>] [--timeout <ms>]
+
+Checks the config, the data root, the database, the admin token, the listen address, each configured
+platform token (one read-only API call each) and the model endpoint; prints what to fix. Exit code 0
+when every configured check passes. --timeout bounds each network check (default 10000 ms).
+`,
+  reindex: `Usage: penguin-gateway reindex [--config <path>]
+
+Rebuilds the sessions and usage in gateway.db from the traces under PENGUIN_HOME. Safe to rerun.
+`,
+  migrate: `Usage: penguin-gateway migrate [--config <path>]
+
+Applies pending schema migrations to gateway.db (start does this too) and prints the versions.
+`,
+  pairing: `Usage: penguin-gateway pairing approve <code> | deny <code> | list [--all]
+
+approve adds the requesting user to the allowlist; deny refuses the request; list shows pending
+requests (--all: every request).
+`,
+};
