@@ -21,3 +21,5 @@ export {
   type Clock, type CommandPolicy, type Compactability, type CompactionConfig, type ResumeState, type EngineStatus,
 } from './core/engine';
 export * as state from './core/state';
+export * from './core/environment';
+export * from './core/compose';
