@@ -5,7 +5,7 @@
  * besides input validation). Inputs are checked at this boundary; everything after is a message stream.
  */
 import { parseOmniMessage } from '../omnimessage/guards';
-import type { BackgroundNotice, EnvironmentInterface, ModelFactory, RunOptions } from '../interfaces';
+import type { BackgroundNotice, EnvironmentInterface, ModelFactory, RunOptions, ToolPermission } from '../interfaces';
 import type { OmniMessage, SessionMetaMessage, TokenCounts } from '../omnimessage/types';
 import type { ContextEngine, EngineStatus } from '../engine/context-engine';
 import type { Compactability } from '../engine/compaction';
@@ -67,6 +67,11 @@ export class Session {
     this.environment = parts.environment;
     this.titleModelsOf = parts.titleModels;
     this.onDispose = parts.onDispose;
+  }
+
+  /** A tool's permission (`r` / `rw`), undefined for unknown tools: what approval modes like read-only decide on. */
+  toolPermission(name: string): ToolPermission | undefined {
+    return this.environment.toolPermission(name);
   }
 
   get status(): EngineStatus {
