@@ -23,3 +23,6 @@ export {
 export * as state from './core/state';
 export * from './core/environment';
 export * from './core/compose';
+export * as contract from './adapters/contract';
+export * as render from './adapters/render';
+export * as format from './adapters/format';

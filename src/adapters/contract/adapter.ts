@@ -1,0 +1,53 @@
+/**
+ * ChannelAdapter: what each chat platform (Slack, Discord, Telegram, web) implements, designed against all
+ * three platforms' facts. Lifecycle (start with the gateway's inbound handler, stop), outbound calls on
+ * neutral types (post / edit / delete, optional typing, reactions, ephemeral notices, native streaming),
+ * declared limits and rate scopes, and one error classifier. `surfaceFor` adapts it to a MessageSurface.
+ */
+import type { ErrorClassifier } from './errors';
+import type { PlatformLimits } from './limits';
+import type { InboundHandler, MessageRef } from './messages';
+import type { RateOp, RateScope } from './rate';
+import type { MessageSurface, NativeStream, OutboundContent } from './surface';
+import type { Platform, ThreadRef } from './thread-ref';
+
+export interface ChannelAdapter {
+  readonly platform: Platform;
+  readonly limits: PlatformLimits;
+  /** Connect and start delivering events to `handler`; resolves once connected (rejects on bad credentials). */
+  start(handler: InboundHandler): Promise<void>;
+  /** Stop taking events and close connections; idempotent. */
+  stop(): Promise<void>;
+
+  post(thread: ThreadRef, content: OutboundContent): Promise<MessageRef>;
+  edit(ref: MessageRef, content: OutboundContent): Promise<void>;
+  delete(ref: MessageRef): Promise<void>;
+  /** Buckets a call on `thread` draws from (broadest first), for the shared rate governor. */
+  rateScopes(thread: ThreadRef, op: RateOp): RateScope[];
+  /** Maps any error from this adapter's SDK to a classified PlatformError. */
+  classify: ErrorClassifier;
+  /** Length of Markdown once this adapter renders it, in `limits.lengthUnit` (e.g. via its Formatter). */
+  measure?(markdown: string): number;
+
+  /** Show "typing…" once; the caller renews every `typingRenewMs`. */
+  typing?(thread: ThreadRef): Promise<void>;
+  readonly typingRenewMs?: number;
+  react?(ref: MessageRef, emoji: string): Promise<void>;
+  /** A notice only `userId` sees (Slack ephemeral, Discord interaction reply); absent where impossible. */
+  ephemeral?(thread: ThreadRef, userId: string, text: string): Promise<void>;
+  /** Native streaming for this conversation, when the platform and chat type support it. */
+  nativeStream?(thread: ThreadRef, isDM: boolean): NativeStream | undefined;
+}
+
+/** The writer's view of one conversation on an adapter. */
+export function surfaceFor(adapter: ChannelAdapter, thread: ThreadRef, opts: { isDM: boolean; native?: boolean } = { isDM: false }): MessageSurface {
+  const native = opts.native === false ? undefined : adapter.nativeStream?.(thread, opts.isDM);
+  return {
+    post: async (content) => (await adapter.post(thread, content)).messageId,
+    edit: (messageId, content) => adapter.edit({ thread, messageId }, content),
+    delete: (messageId) => adapter.delete({ thread, messageId }),
+    scopes: (op) => adapter.rateScopes(thread, op),
+    ...(native ? { native } : {}),
+    ...(adapter.measure ? { measure: (md: string) => adapter.measure!(md) } : {}),
+  };
+}

@@ -1,0 +1,70 @@
+/**
+ * What each platform allows, as data the platform-free renderer and writer read: message size (and how it
+ * is measured), split target, edit pacing for DMs and groups, button payload size. The three reference
+ * tables carry the design numbers of platforms.md §5; adapters pass them (or stricter ones) to the writer.
+ */
+
+export type LengthUnit = 'utf16' | 'codepoints';
+
+export interface PlatformLimits {
+  /** Hard maximum of one message's text, in `lengthUnit`, after rendering. */
+  maxChars: number;
+  lengthUnit: LengthUnit;
+  /** Long replies roll to a new message below this length (after rendering). */
+  splitTarget: number;
+  /** Minimum time between two edits of one live message. */
+  minEditIntervalMs: { dm: number; group: number };
+  /** Largest button payload in bytes (UTF-8). */
+  buttonPayloadBytes: number;
+  /** Longest button label, in characters. */
+  buttonLabelChars: number;
+  /** Most formatting entities one message may carry, where the platform caps them. */
+  maxEntities?: number;
+  /** Native streaming pacing (Slack append / Telegram draft), when the platform has it. */
+  nativeStreamIntervalMs?: number;
+}
+
+export const SLACK_LIMITS: PlatformLimits = {
+  maxChars: 12_000,
+  lengthUnit: 'codepoints',
+  splitTarget: 3_500,
+  minEditIntervalMs: { dm: 1_500, group: 1_500 },
+  buttonPayloadBytes: 2_000,
+  buttonLabelChars: 75,
+  nativeStreamIntervalMs: 1_000,
+};
+
+export const DISCORD_LIMITS: PlatformLimits = {
+  maxChars: 2_000,
+  lengthUnit: 'codepoints',
+  splitTarget: 1_900,
+  minEditIntervalMs: { dm: 1_200, group: 1_200 },
+  buttonPayloadBytes: 100,
+  buttonLabelChars: 80,
+};
+
+export const TELEGRAM_LIMITS: PlatformLimits = {
+  maxChars: 4_096,
+  lengthUnit: 'utf16',
+  splitTarget: 4_000,
+  minEditIntervalMs: { dm: 1_000, group: 3_000 },
+  buttonPayloadBytes: 64,
+  buttonLabelChars: 64,
+  maxEntities: 100,
+  nativeStreamIntervalMs: 750,
+};
+
+/** The smallest button payload any platform allows: action payloads must fit it. */
+export const MIN_BUTTON_PAYLOAD_BYTES = Math.min(SLACK_LIMITS.buttonPayloadBytes, DISCORD_LIMITS.buttonPayloadBytes, TELEGRAM_LIMITS.buttonPayloadBytes);
+
+/** Length of `text` in the given unit (UTF-16 code units, or Unicode code points). */
+export function measureLength(text: string, unit: LengthUnit): number {
+  if (unit === 'utf16') return text.length;
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}
+
+export function editIntervalMs(limits: PlatformLimits, isDM: boolean): number {
+  return isDM ? limits.minEditIntervalMs.dm : limits.minEditIntervalMs.group;
+}
