@@ -25,14 +25,19 @@ export const systemClock: Clock = {
   },
 };
 
-/** An AbortSignal that fires when any input fires (Node 20.0 lacks a stable `AbortSignal.any`), plus its detach function. */
+/**
+ * An AbortSignal that fires when any input fires, carrying that input's reason (Node 20.0 lacks a stable
+ * `AbortSignal.any`), plus its detach function.
+ */
 export function anySignal(signals: readonly (AbortSignal | undefined)[]): { signal: AbortSignal; detach: () => void } {
   const ac = new AbortController();
   const live = signals.filter((s): s is AbortSignal => s !== undefined);
-  const onAbort = (): void => ac.abort();
+  const onAbort = function (this: AbortSignal): void {
+    ac.abort(this.reason);
+  };
   for (const s of live) {
     if (s.aborted) {
-      ac.abort();
+      ac.abort(s.reason);
       break;
     }
     s.addEventListener('abort', onAbort, { once: true });

@@ -197,9 +197,9 @@ export class ContextEngine {
   ): AsyncGenerator<OmniMessage, void, undefined> {
     const ac = new AbortController();
     const link = anySignal([hostSignal]);
-    const onAbort = (): void => ac.abort();
+    const onAbort = (): void => ac.abort(link.signal.reason);
     link.signal.addEventListener('abort', onAbort, { once: true });
-    if (link.signal.aborted) ac.abort();
+    if (link.signal.aborted) ac.abort(link.signal.reason);
     this.current = ac;
     let finished = false;
     try {
@@ -254,7 +254,7 @@ export class ContextEngine {
     }
     if (signal.aborted) {
       this.settle(input);
-      yield this.emit(b.abort('aborted by user'));
+      yield this.emit(b.abort(userAbortReason(signal)));
       return;
     }
     if (input.length === 0) return;
@@ -291,7 +291,7 @@ export class ContextEngine {
         const outcome = rec.outcome ?? { status: 'failed' as const };
         if (signal.aborted || outcome.status === 'aborted') {
           this.settle(buildCarryOver(rec));
-          yield this.emit(b.abort('aborted by user'));
+          yield this.emit(b.abort(userAbortReason(signal)));
           return;
         }
         if (outcome.status === 'completed') break;
@@ -543,4 +543,14 @@ export class ContextEngine {
       startNewContext: () => this.startNewContext(),
     };
   }
+}
+
+/**
+ * The abort event's reason for an interrupted run: the host's own sentence when it aborted with a string
+ * reason (e.g. "gateway shutting down", which PenguinHarness renders verbatim), else the spec's
+ * "aborted by user".
+ */
+export function userAbortReason(signal: AbortSignal): string {
+  const r: unknown = signal.reason;
+  return typeof r === 'string' && r.trim() !== '' ? r : 'aborted by user';
 }

@@ -80,3 +80,33 @@ describe('engine rules', () => {
     expect(m).toMatchObject({ payload: { type: 'text', role: 'user', sender: 'harness', text: '[background_task_done]\nkind: subagent\nid: subagent-1234abcd\nstatus: failed\ndetail: a multiline label\n[/background_task_done]' } });
   });
 });
+
+describe('userAbortReason', () => {
+  it("uses the host's string reason and falls back to the spec's text", () => {
+    const { userAbortReason } = require('../../../src/core/engine/context-engine') as typeof import('../../../src/core/engine/context-engine');
+    const host = new AbortController();
+    host.abort('gateway shutting down');
+    expect(userAbortReason(host.signal)).toBe('gateway shutting down');
+    const plain = new AbortController();
+    plain.abort();
+    expect(userAbortReason(plain.signal)).toBe('aborted by user');
+    const blank = new AbortController();
+    blank.abort('  ');
+    expect(userAbortReason(blank.signal)).toBe('aborted by user');
+  });
+});
+
+describe('anySignal', () => {
+  it('fires with the reason of the input that fired', () => {
+    const { anySignal } = require('../../../src/core/engine/clock') as typeof import('../../../src/core/engine/clock');
+    const a = new AbortController();
+    const b = new AbortController();
+    const linked = anySignal([a.signal, undefined, b.signal]);
+    b.abort('second one');
+    expect(linked.signal.aborted).toBe(true);
+    expect(linked.signal.reason).toBe('second one');
+    const early = new AbortController();
+    early.abort('already');
+    expect(anySignal([early.signal]).signal.reason).toBe('already');
+  });
+});
