@@ -54,6 +54,16 @@ export const TELEGRAM_LIMITS: PlatformLimits = {
   nativeStreamIntervalMs: 750,
 };
 
+/** The dashboard playground: no platform limits beyond keeping pages light; edits as often as a human can read. */
+export const WEB_LIMITS: PlatformLimits = {
+  maxChars: 16_000,
+  lengthUnit: 'codepoints',
+  splitTarget: 15_000,
+  minEditIntervalMs: { dm: 250, group: 250 },
+  buttonPayloadBytes: 64,
+  buttonLabelChars: 64,
+};
+
 /** The smallest button payload any platform allows: action payloads must fit it. */
 export const MIN_BUTTON_PAYLOAD_BYTES = Math.min(SLACK_LIMITS.buttonPayloadBytes, DISCORD_LIMITS.buttonPayloadBytes, TELEGRAM_LIMITS.buttonPayloadBytes);
 

@@ -6,8 +6,8 @@
  */
 import { z } from 'zod';
 
-export type Platform = 'slack' | 'discord' | 'telegram';
-export const PLATFORMS: readonly Platform[] = ['slack', 'discord', 'telegram'];
+export type Platform = 'slack' | 'discord' | 'telegram' | 'web';
+export const PLATFORMS: readonly Platform[] = ['slack', 'discord', 'telegram', 'web'];
 
 export interface SlackThreadRef {
   platform: 'slack';
@@ -30,7 +30,12 @@ export interface TelegramThreadRef {
   /** Forum topic (`message_thread_id`); null = no topic. */
   topic: string | null;
 }
-export type ThreadRef = SlackThreadRef | DiscordThreadRef | TelegramThreadRef;
+/** The dashboard playground: one conversation per id, in-process. */
+export interface WebThreadRef {
+  platform: 'web';
+  conversation: string;
+}
+export type ThreadRef = SlackThreadRef | DiscordThreadRef | TelegramThreadRef | WebThreadRef;
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const id = (what: string) =>
@@ -43,6 +48,7 @@ export const threadRefSchema = z.discriminatedUnion('platform', [
   z.object({ platform: z.literal('slack'), team: id('slack team'), channel: id('slack channel'), threadTs: id('slack thread_ts') }),
   z.object({ platform: z.literal('discord'), guild: id('discord guild').nullable(), channel: id('discord channel'), thread: id('discord thread').nullable() }),
   z.object({ platform: z.literal('telegram'), chat: id('telegram chat'), topic: id('telegram topic').nullable() }),
+  z.object({ platform: z.literal('web'), conversation: id('web conversation') }),
 ]);
 
 const NONE = '-';
@@ -89,6 +95,8 @@ export function bindingKey(ref: ThreadRef): string {
       return ['discord', v.guild === null ? DM : escapeComponent(v.guild, [DM]), escapeComponent(v.channel), v.thread === null ? NONE : escapeComponent(v.thread, [NONE])].join(':');
     case 'telegram':
       return ['telegram', escapeComponent(v.chat), v.topic === null ? NONE : escapeComponent(v.topic, [NONE])].join(':');
+    case 'web':
+      return ['web', escapeComponent(v.conversation)].join(':');
   }
 }
 
@@ -124,8 +132,11 @@ export function parseBindingKey(key: string): ThreadRef {
         chat: unescapeComponent(key, parts[1], 'chat'),
         topic: parts[2] === NONE ? null : unescapeComponent(key, parts[2], 'topic'),
       };
+    case 'web':
+      expect(2, 'web:<conversation>');
+      return { platform, conversation: unescapeComponent(key, parts[1], 'conversation') };
     default:
-      throw new BindingKeyError(key, `unknown platform ${JSON.stringify(platform)} (expected slack, discord or telegram)`);
+      throw new BindingKeyError(key, `unknown platform ${JSON.stringify(platform)} (expected slack, discord, telegram or web)`);
   }
 }
 

@@ -37,6 +37,8 @@ export function arbitraryThreadRef(platform: Platform): fc.Arbitrary<ThreadRef> 
       return fc.record({ platform: fc.constant('discord' as const), guild: fc.option(id, { nil: null }), channel: id, thread: fc.option(id, { nil: null }) });
     case 'telegram':
       return fc.record({ platform: fc.constant('telegram' as const), chat: id, topic: fc.option(id, { nil: null }) });
+    case 'web':
+      return fc.record({ platform: fc.constant('web' as const), conversation: id });
   }
 }
 
@@ -44,6 +46,7 @@ const SHAPE: Record<Platform, RegExp> = {
   slack: /^slack:[^:]+:[^:]+:[^:]+$/,
   discord: /^discord:[^:]+:[^:]+:[^:]+$/,
   telegram: /^telegram:[^:]+:[^:]+$/,
+  web: /^web:[^:]+$/,
 };
 
 export function describeThreadRefContract<N>(name: string, c: ThreadRefContract<N>): void {
