@@ -66,6 +66,11 @@ export interface FakeOpenAIServerOptions {
   /** Require this bearer key. */
   apiKey?: string;
   defaultResponse?: Script;
+  /**
+   * Answers requests that carry no `tools` (one-shot calls: titles, image descriptions) without touching the
+   * scripted queue, so a host's background title call cannot consume a turn meant for a session.
+   */
+  untooled?: Script;
 }
 
 export class FakeOpenAIServer {
@@ -152,7 +157,8 @@ export class FakeOpenAIServer {
     if ((body as { stream?: unknown } | undefined)?.stream !== true) {
       return this.sendJson(res, 400, errorBody('this fake server answers stream: true requests only', 'unsupported'));
     }
-    const script = this.queue.shift() ?? this.defaultScript;
+    const untooled = this.opts.untooled !== undefined && !(body as { tools?: unknown[] } | undefined)?.tools?.length;
+    const script = untooled ? this.opts.untooled! : this.queue.shift() ?? this.defaultScript;
     const r = typeof script === 'function' ? script(rec) : script;
     switch (r.kind) {
       case 'error': return this.sendJson(res, r.status, r.body ?? errorBody(`error ${r.status}`), r.headers);

@@ -1,0 +1,46 @@
+/**
+ * `penguin-gateway start`: builds the gateway from the validated config (src/gateway/runtime/gateway.ts)
+ * with the platform adapters whose credentials exist (src/gateway/platforms.ts), then waits for SIGTERM or
+ * SIGINT to shut down gracefully. A second signal exits at once. `done` settles with the exit code.
+ */
+import type { StartGateway } from './cli/start';
+import { createLogger } from './logger';
+import { buildPlatforms } from './platforms';
+import { createGateway } from './runtime/gateway';
+
+export const startGateway: StartGateway = async (opts) => {
+  const logger = createLogger(opts.config);
+  const gateway = await createGateway({
+    config: opts.config,
+    env: opts.env,
+    logger,
+    stdout: opts.stdout,
+    platforms: (ctx) => buildPlatforms(opts.config, opts.env, ctx),
+  });
+  opts.stdout.write(`penguin-gateway listening on ${gateway.url}\n`);
+  const done = new Promise<number>((resolve) => {
+    let signals = 0;
+    const onSignal = (signal: NodeJS.Signals) => {
+      signals++;
+      if (signals > 1) {
+        logger.warn({ signal }, 'second signal: exiting now');
+        process.exit(130);
+      }
+      logger.info({ signal }, 'shutting down');
+      gateway.shutdown('gateway shutting down').then(
+        () => {
+          process.off('SIGTERM', onSignal);
+          process.off('SIGINT', onSignal);
+          resolve(0);
+        },
+        (err: unknown) => {
+          logger.error({ err }, 'shutdown failed');
+          resolve(1);
+        },
+      );
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  });
+  return { done };
+};

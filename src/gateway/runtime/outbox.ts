@@ -1,0 +1,85 @@
+/**
+ * Outbox: one-off platform messages outside a live reply (approval cards and their decisions, notices,
+ * pairing codes, Continue offers). Each call waits for the shared rate governor with final priority and
+ * follows the adapter's error classification: retry (≤5 tries, honouring retry_after), degrade (plain text,
+ * or post anew when an edited message is gone), ignore, surface (logged, nothing retried).
+ */
+import type { ChannelAdapter } from '../../adapters/contract/adapter';
+import type { Clock } from '../../adapters/contract/clock';
+import { delay } from '../../adapters/contract/clock';
+import type { MessageRef } from '../../adapters/contract/messages';
+import type { RateOp } from '../../adapters/contract/rate';
+import type { ButtonSpec, OutboundContent } from '../../adapters/contract/surface';
+import type { ThreadRef } from '../../adapters/contract/thread-ref';
+import type { RateGovernor } from '../../adapters/render';
+import type { Logger } from 'pino';
+import type { GatewayMetrics } from '../admin/metrics';
+
+const MAX_TRIES = 5;
+
+export interface OutboxMessage {
+  text: string;
+  buttons?: ButtonSpec[];
+}
+
+export function outboundOf(m: OutboxMessage, plain = false): OutboundContent {
+  return { text: m.text, header: '', answer: '', answerOffset: 0, buttons: m.buttons, plain, final: true, part: 0 };
+}
+
+export class Outbox {
+  constructor(private readonly o: { governor: RateGovernor; clock: Clock; logger: Logger; metrics?: GatewayMetrics }) {}
+
+  /** Posts a message; undefined when the platform refused it for good (logged). */
+  async post(adapter: ChannelAdapter, thread: ThreadRef, m: OutboxMessage): Promise<MessageRef | undefined> {
+    return this.attempt(adapter, thread, 'post', (plain) => adapter.post(thread, outboundOf(m, plain)));
+  }
+
+  /** Edits a message; when it is gone, posts the content anew. Resolves to the message now showing it. */
+  async edit(adapter: ChannelAdapter, ref: MessageRef, m: OutboxMessage): Promise<MessageRef | undefined> {
+    let gone = false;
+    const edited = await this.attempt(adapter, ref.thread, 'edit', async (plain) => {
+      await adapter.edit(ref, outboundOf(m, plain));
+      return ref;
+    }, () => {
+      gone = true;
+    });
+    if (edited) return edited;
+    return gone ? this.post(adapter, ref.thread, m) : undefined;
+  }
+
+  private async attempt<T>(adapter: ChannelAdapter, thread: ThreadRef, op: RateOp, call: (plain: boolean) => Promise<T>, onGone?: () => void): Promise<T | undefined> {
+    let plain = false;
+    for (let tries = 1; tries <= MAX_TRIES; tries++) {
+      const scopes = adapter.rateScopes(thread, op);
+      await this.o.governor.acquire(scopes, { priority: 'final' });
+      const started = this.o.clock.now();
+      try {
+        const out = await call(plain);
+        this.o.metrics?.platformCall(adapter.platform, op, 'ok', this.o.clock.now() - started);
+        return out;
+      } catch (raw) {
+        const err = adapter.classify(raw);
+        const c = err.classification;
+        this.o.metrics?.platformCall(adapter.platform, op, c.kind === 'retry' && c.retryAfterMs !== undefined ? 'rate_limited' : 'error', this.o.clock.now() - started);
+        if (c.kind === 'ignore') return undefined;
+        if (c.kind === 'degrade' && c.reason === 'format' && !plain) {
+          plain = true;
+          continue;
+        }
+        if (c.kind === 'degrade' && c.reason === 'gone') {
+          onGone?.();
+          return undefined;
+        }
+        if (c.kind === 'retry' && tries < MAX_TRIES) {
+          const wait = c.retryAfterMs ?? 1000 * 2 ** (tries - 1);
+          if (c.retryAfterMs !== undefined) this.o.governor.pause(scopes.filter((s) => !c.scope || s.level === c.scope), wait);
+          await delay(this.o.clock, wait);
+          continue;
+        }
+        this.o.logger.warn({ platform: adapter.platform, op, error: err.message, kind: c.kind }, 'platform message not delivered');
+        return undefined;
+      }
+    }
+    return undefined;
+  }
+}

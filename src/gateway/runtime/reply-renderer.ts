@@ -1,0 +1,118 @@
+/**
+ * ReplyRenderer: the live reply of one Task (gateway.md §4). Folds the Task's OmniMessage stream (plus host
+ * events such as pending approvals) into the live view, hands each snapshot to the platform-free
+ * MessageWriter, and records every platform message it creates in the delivery ledger, so a restart can
+ * find replies that were cut off. `finish()` settles the final text without the Stop button.
+ */
+import type { ChannelAdapter } from '../../adapters/contract/adapter';
+import type { Clock } from '../../adapters/contract/clock';
+import { surfaceFor } from '../../adapters/contract/adapter';
+import { bindingKey, type ThreadRef } from '../../adapters/contract/thread-ref';
+import { emptyLiveView, foldLiveView, renderLiveReply, type LiveInput, type LiveView, type Pricing, type RateGovernor } from '../../adapters/render';
+import { MessageWriter, type WriterEvent, type WriterResult } from '../../adapters/render/message-writer';
+import type { GatewayStore } from '../store';
+import type { Logger } from 'pino';
+
+export interface ReplyRendererOptions {
+  adapter: ChannelAdapter;
+  thread: ThreadRef;
+  isDM: boolean;
+  clock: Clock;
+  governor: RateGovernor;
+  store: GatewayStore;
+  logger: Logger;
+  sessionId: string;
+  taskId: string;
+  pricing?: Pricing;
+  /** Encoded Stop button payload while the Task runs. */
+  stopPayload?: string;
+  /** Minimum edit interval (config per DM / group); default the platform's. */
+  intervalMs?: number;
+  /** Use native streaming (Telegram drafts in DMs) when the adapter offers it. */
+  native?: boolean;
+  /** Called once when the first platform message of this reply exists (inbound → first reply latency). */
+  onFirstSend?: () => void;
+}
+
+export class ReplyRenderer {
+  private view: LiveView;
+  private readonly writer: MessageWriter;
+  /** Delivery ledger row per message part. */
+  private readonly deliveries = new Map<number, Promise<number | undefined>>();
+  private firstSent = false;
+
+  constructor(private readonly o: ReplyRendererOptions) {
+    this.view = foldLiveView(emptyLiveView(), { kind: 'task_started', at: o.clock.now() });
+    this.writer = new MessageWriter({
+      surface: surfaceFor(o.adapter, o.thread, { isDM: o.isDM, native: o.native ?? true }),
+      clock: o.clock,
+      governor: o.governor,
+      limits: o.adapter.limits,
+      isDM: o.isDM,
+      intervalMs: o.intervalMs,
+      useNative: o.native ?? true,
+      onEvent: (e) => this.onWriterEvent(e),
+    });
+  }
+
+  get liveView(): LiveView {
+    return this.view;
+  }
+
+  push(input: LiveInput): void {
+    this.view = foldLiveView(this.view, input);
+    this.writer.update(renderLiveReply(this.view, { pricing: this.o.pricing, stopPayload: this.o.stopPayload }));
+  }
+
+  /** Send what there is now (before an approval card, so the card lands under the current text). */
+  flush(): Promise<void> {
+    return this.writer.flushNow();
+  }
+
+  async finish(): Promise<WriterResult> {
+    this.view = foldLiveView(this.view, { kind: 'task_finished', at: this.o.clock.now() });
+    const result = await this.writer.finish(renderLiveReply(this.view, { pricing: this.o.pricing }));
+    const rows = await Promise.all(this.deliveries.values());
+    for (const id of rows) {
+      if (id === undefined) continue;
+      await this.o.store.setDeliveryState(id, result.ok ? 'finalized' : 'failed').catch((e) => this.o.logger.warn({ err: e }, 'delivery ledger update failed'));
+    }
+    if (!result.ok) this.o.logger.warn({ err: result.error, sessionId: this.o.sessionId }, 'live reply could not be completed');
+    return result;
+  }
+
+  /** Stop without a final edit (gateway shutting down after the final was attempted). */
+  close(): void {
+    this.writer.close();
+  }
+
+  private onWriterEvent(e: WriterEvent): void {
+    if (e.type === 'sent' && e.messageId !== undefined && !this.deliveries.has(e.part)) {
+      if (!this.firstSent) {
+        this.firstSent = true;
+        this.o.onFirstSend?.();
+      }
+      const messageId = e.messageId;
+      this.deliveries.set(
+        e.part,
+        this.o.store
+          .createDelivery({
+            platform: this.o.adapter.platform,
+            chat: bindingKey(this.o.thread),
+            purpose: 'live',
+            session_id: this.o.sessionId,
+            task_id: this.o.taskId,
+            platform_message_id: messageId,
+            state: 'sent',
+          })
+          .then((row) => row.id)
+          .catch((err) => {
+            this.o.logger.warn({ err }, 'delivery ledger write failed');
+            return undefined;
+          }),
+      );
+    } else if (e.type === 'failed') {
+      this.o.logger.warn({ op: e.op, part: e.part, error: e.error.message, sessionId: this.o.sessionId }, 'platform call failed');
+    }
+  }
+}

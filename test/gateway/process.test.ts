@@ -1,0 +1,114 @@
+/**
+ * The real gateway process (`penguin-gateway start`, built CLI) with no platform credentials: it serves
+ * /healthz, /readyz and the admin API on a fresh PENGUIN_HOME, and on SIGTERM mid-Task it aborts the Task
+ * with "gateway shutting down", finalises the live reply, flushes the trace and exits 0.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { readAllTraces, tracesDir } from '../../src/core/trace';
+import { openSqliteStore } from '../../src/gateway/store';
+import { FakeOpenAIServer, finishChunk, stream, textChunks, turn, usageChunk } from '../fakes/openai-server';
+
+const CLI = resolve(__dirname, '../../dist/src/gateway/cli.js');
+const TOKEN = 'process-test-token-0123456789';
+
+let home: string;
+let model: FakeOpenAIServer;
+let child: ChildProcess | undefined;
+
+beforeAll(() => {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first (npm test does it in pretest)`);
+});
+beforeEach(async () => {
+  home = await mkdtemp(join(tmpdir(), 'pg-proc-'));
+  model = new FakeOpenAIServer({ apiKey: 'sk-test', untooled: turn({ text: 'Title' }) });
+  await model.start();
+});
+afterEach(async () => {
+  if (child && child.exitCode === null) child.kill('SIGKILL');
+  await model.stop();
+  await rm(home, { recursive: true, force: true });
+});
+
+function start(): Promise<{ url: string; output: () => string; exited: Promise<number | null> }> {
+  const env = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: home,
+    PENGUIN_HOME: join(home, 'data'),
+    PENGUIN_GATEWAY_PORT: '0',
+    PENGUIN_ADMIN_TOKEN: TOKEN,
+    OPENAI_API_KEY: 'sk-test',
+    OPENAI_BASE_URL: model.baseUrl,
+    PENGUIN_MODEL: 'fake-model',
+  };
+  child = spawn(process.execPath, [CLI, 'start'], { env, cwd: home, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((r) => child!.on('exit', (code) => r(code)));
+  return new Promise((resolveStart, reject) => {
+    const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${out}`)), 15_000);
+    const check = () => {
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolveStart({ url: m[1], output: () => out, exited });
+      }
+    };
+    child!.stdout!.on('data', check);
+    void exited.then((code) => reject(new Error(`gateway exited with ${code}:\n${out}`)));
+  });
+}
+
+const auth = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
+
+describe('the gateway process', () => {
+  it('serves health, readiness and the admin API with no chat platform configured', async () => {
+    const gw = await start();
+    expect((await fetch(`${gw.url}/healthz`)).status).toBe(200);
+    const ready = await fetch(`${gw.url}/readyz`);
+    expect(ready.status).toBe(200);
+    const body = (await ready.json()) as { adapters: { name: string; state: string }[] };
+    expect(body.adapters).toEqual(expect.arrayContaining([{ name: 'web', state: 'connected' }, expect.objectContaining({ name: 'telegram', state: 'disabled' })]));
+    expect((await fetch(`${gw.url}/api/sessions`)).status).toBe(401);
+    expect((await fetch(`${gw.url}/api/sessions`, { headers: auth })).status).toBe(200);
+    child!.kill('SIGTERM');
+    expect(await gw.exited).toBe(0);
+    expect(gw.output()).not.toContain(TOKEN);
+  });
+
+  it('on SIGTERM mid-Task aborts it, finalises the live reply, flushes the trace and exits 0', async () => {
+    const gw = await start();
+    const long = 'word '.repeat(200);
+    model.enqueue(stream([...textChunks(long, { size: 10 }), finishChunk('stop'), usageChunk({ prompt_tokens: 5, completion_tokens: 50 })], { chunkDelayMs: 50 }));
+    const sent = await fetch(`${gw.url}/api/web/conversations/s1/messages`, { method: 'POST', headers: auth, body: JSON.stringify({ text: 'write a lot' }) });
+    expect(sent.status).toBe(202);
+    // Wait for the live reply to exist, then stop the process mid-stream.
+    for (let i = 0; i < 200; i++) {
+      const r = (await (await fetch(`${gw.url}/api/web/conversations/s1/messages`, { headers: auth })).json()) as { messages: { author: string; text: string }[] };
+      if (r.messages.some((m) => m.author === 'bot' && m.text.includes('word'))) break;
+      await new Promise((res) => setTimeout(res, 25));
+    }
+    const t0 = Date.now();
+    child!.kill('SIGTERM');
+    expect(await gw.exited).toBe(0);
+    expect(Date.now() - t0).toBeLessThan(10_000);
+
+    const store = openSqliteStore(join(home, 'data', 'gateway.db'));
+    try {
+      const [session] = await store.listSessions({});
+      expect(session.status).toBe('idle');
+      const deliveries = await store.listDeliveries({ session_id: session.session_id });
+      expect(deliveries.length).toBeGreaterThan(0);
+      expect(deliveries.every((d) => d.state === 'finalized')).toBe(true);
+      const traces = await readAllTraces(tracesDir(join(home, 'data'), 'default_project', 'default_agent'), session.session_id);
+      const last = traces.files.at(-1)!.messages.at(-1)!;
+      expect(last.type === 'event_msg' && last.payload).toMatchObject({ type: 'abort', reason: 'gateway shutting down' });
+    } finally {
+      await store.close();
+    }
+  });
+});
