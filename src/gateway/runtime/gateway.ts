@@ -23,6 +23,7 @@ import { openSqliteStore, type GatewayStore, type PricingRates } from '../store'
 import { AgentPool } from './agent-pool';
 import { ApprovalBroker } from './approval-broker';
 import { GatewayInbound, routeScopeOf } from './inbound';
+import { meterAdapter } from './metered-adapter';
 import { Outbox } from './outbox';
 import { SessionManager } from './session-manager';
 
@@ -84,7 +85,7 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
   await ensureAdminToken(store, env, o.stdout);
   const metrics = new GatewayMetrics({ processMetrics: true });
   const governor = new RateGovernor(clock);
-  const outbox = new Outbox({ governor, clock, logger, metrics });
+  const outbox = new Outbox({ governor, clock, logger });
   const pool = new AgentPool({ home: config.home, env, warn: (m) => logger.warn(m), onTraceError: (err, sessionId) => logger.error({ err, sessionId }, 'trace write failed') });
   const broker = new ApprovalBroker({ store, outbox, clock, logger, metrics, timeoutMs: config.approvals.timeout_ms });
   const lookup = pricingLookup(config.home, env);
@@ -116,7 +117,7 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
   };
   const root = express();
   root.disable('x-powered-by');
-  bindings.push(...(await o.platforms({ store, logger })));
+  bindings.push(...(await o.platforms({ store, logger })).map((b) => ({ ...b, adapter: meterAdapter(b.adapter, metrics, clock) })));
   for (const b of bindings) b.routes?.(root);
   root.use(createAdminApp({ config, store, metrics, runtime, logger, pricing: lookup }));
   let listener: AdminListener;

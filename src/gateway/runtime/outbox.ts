@@ -13,7 +13,6 @@ import type { ButtonSpec, OutboundContent } from '../../adapters/contract/surfac
 import type { ThreadRef } from '../../adapters/contract/thread-ref';
 import type { RateGovernor } from '../../adapters/render';
 import type { Logger } from 'pino';
-import type { GatewayMetrics } from '../admin/metrics';
 
 const MAX_TRIES = 5;
 
@@ -27,7 +26,7 @@ export function outboundOf(m: OutboxMessage, plain = false): OutboundContent {
 }
 
 export class Outbox {
-  constructor(private readonly o: { governor: RateGovernor; clock: Clock; logger: Logger; metrics?: GatewayMetrics }) {}
+  constructor(private readonly o: { governor: RateGovernor; clock: Clock; logger: Logger }) {}
 
   /** Posts a message; undefined when the platform refused it for good (logged). */
   async post(adapter: ChannelAdapter, thread: ThreadRef, m: OutboxMessage): Promise<MessageRef | undefined> {
@@ -52,15 +51,11 @@ export class Outbox {
     for (let tries = 1; tries <= MAX_TRIES; tries++) {
       const scopes = adapter.rateScopes(thread, op);
       await this.o.governor.acquire(scopes, { priority: 'final' });
-      const started = this.o.clock.now();
       try {
-        const out = await call(plain);
-        this.o.metrics?.platformCall(adapter.platform, op, 'ok', this.o.clock.now() - started);
-        return out;
+        return await call(plain);
       } catch (raw) {
         const err = adapter.classify(raw);
         const c = err.classification;
-        this.o.metrics?.platformCall(adapter.platform, op, c.kind === 'retry' && c.retryAfterMs !== undefined ? 'rate_limited' : 'error', this.o.clock.now() - started);
         if (c.kind === 'ignore') return undefined;
         if (c.kind === 'degrade' && c.reason === 'format' && !plain) {
           plain = true;

@@ -52,6 +52,10 @@ describe('gateway flow through the web adapter', () => {
     const types = transcript.body.messages.map((m: any) => m.type === 'session_meta' ? 'session_meta' : m.payload.type);
     expect(types.filter((t: string) => t === 'token_usage')).toHaveLength(2);
     expect(transcript.body.messages.find((m: any) => m.payload?.type === 'approval_decision').payload).toMatchObject({ decision: 'allow', tool_call_id: 'call_1' });
+    const metrics = await h.api('/metrics');
+    // Live-reply edits and card posts are platform calls too, counted once each.
+    expect(metrics.body).toMatch(/platform_calls_total\{platform="web",method="edit",outcome="ok"\} [1-9]/);
+    expect(metrics.body).toMatch(/platform_calls_total\{platform="web",method="post",outcome="ok"\} [1-9]/);
     const usage = await h.gateway.store.listUsage({ session_id: s.session_id });
     expect(usage.map((u) => u.total).sort((a, b) => a - b)).toEqual([120, 160]);
   });
