@@ -80,6 +80,38 @@ describe('the gateway process', () => {
     expect(gw.output()).not.toContain(TOKEN);
   });
 
+  it('a new process on the same PENGUIN_HOME resumes the conversation\'s session from its trace', async () => {
+    const say = async (url: string, text: string, expect: string) => {
+      await fetch(`${url}/api/web/conversations/r1/messages`, { method: 'POST', headers: auth, body: JSON.stringify({ text }) });
+      for (let i = 0; i < 400; i++) {
+        const r = (await (await fetch(`${url}/api/web/conversations/r1/messages`, { headers: auth })).json()) as { messages: { author: string; text: string; final: boolean }[] };
+        if (r.messages.some((m) => m.author === 'bot' && m.final && m.text.includes(expect))) return;
+        await new Promise((res) => setTimeout(res, 25));
+      }
+      throw new Error(`no reply containing ${expect}`);
+    };
+    model.enqueue(turn({ text: 'Noted: the code word is heron.' }));
+    let gw = await start();
+    await say(gw.url, 'the code word is heron', 'heron');
+    child!.kill('SIGTERM');
+    expect(await gw.exited).toBe(0);
+
+    model.enqueue(turn({ text: 'It was heron.' }));
+    gw = await start();
+    await say(gw.url, 'what was the code word?', 'It was heron.');
+    child!.kill('SIGTERM');
+    expect(await gw.exited).toBe(0);
+    const last = model.requests.filter((r) => r.body.tools?.length).at(-1)!.body.messages;
+    expect(last.map((m: { role: string }) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
+    expect(JSON.stringify(last)).toContain('the code word is heron');
+    const store = openSqliteStore(join(home, 'data', 'gateway.db'));
+    try {
+      expect(await store.listSessions({})).toHaveLength(1);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('on SIGTERM mid-Task aborts it, finalises the live reply, flushes the trace and exits 0', async () => {
     const gw = await start();
     const long = 'word '.repeat(200);
