@@ -4,6 +4,7 @@
  * code driven by the clock (writers, governors, retries) behaves as under real time, only instantly.
  */
 import type { Clock, TimerHandle } from '../../src/adapters/contract/clock';
+import { MinHeap } from '../../src/adapters/render/min-heap';
 
 interface Timer {
   id: number;
@@ -22,7 +23,7 @@ export class FakeClock implements Clock {
   private t: number;
   private seq = 0;
   /** Min-heap by (at, id); cancelled timers are skipped lazily. */
-  private heap: Timer[] = [];
+  private heap = new MinHeap<Timer>(before);
   private live = new Set<number>();
 
   constructor(startMs = Date.UTC(2026, 0, 1)) {
@@ -36,7 +37,7 @@ export class FakeClock implements Clock {
   setTimeout(fn: () => void, ms: number): TimerHandle {
     const timer = { id: ++this.seq, at: this.t + Math.max(0, ms), fn };
     this.live.add(timer.id);
-    this.push(timer);
+    this.heap.push(timer);
     return { id: timer.id };
   }
 
@@ -52,50 +53,18 @@ export class FakeClock implements Clock {
   /** Time of the earliest pending timer, if any. */
   nextAt(): number | undefined {
     this.dropCancelled();
-    return this.heap[0]?.at;
-  }
-
-  private push(x: Timer): void {
-    const h = this.heap;
-    h.push(x);
-    let i = h.length - 1;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (!before(h[i], h[p])) break;
-      [h[i], h[p]] = [h[p], h[i]];
-      i = p;
-    }
-  }
-
-  private pop(): Timer | undefined {
-    const h = this.heap;
-    const top = h[0];
-    const last = h.pop();
-    if (h.length && last) {
-      h[0] = last;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < h.length && before(h[l], h[m])) m = l;
-        if (r < h.length && before(h[r], h[m])) m = r;
-        if (m === i) break;
-        [h[i], h[m]] = [h[m], h[i]];
-        i = m;
-      }
-    }
-    return top;
+    return this.heap.peek()?.at;
   }
 
   private dropCancelled(): void {
-    while (this.heap.length && !this.live.has(this.heap[0].id)) this.pop();
+    for (let t = this.heap.peek(); t && !this.live.has(t.id); t = this.heap.peek()) this.heap.pop();
   }
 
   private popDue(limit: number): Timer | undefined {
     this.dropCancelled();
-    if (!this.heap.length || this.heap[0].at > limit) return undefined;
-    const t = this.pop()!;
+    const next = this.heap.peek();
+    if (!next || next.at > limit) return undefined;
+    const t = this.heap.pop()!;
     this.live.delete(t.id);
     return t;
   }

@@ -7,6 +7,7 @@
 import type { Clock, TimerHandle } from '../contract/clock';
 import type { RatePriority, RateScope } from '../contract/rate';
 import { TokenBucket } from './token-bucket';
+import { MinHeap } from './min-heap';
 
 export interface AcquireOptions {
   priority: RatePriority;
@@ -48,52 +49,11 @@ export interface GovernorOptions {
 
 const earlier = (a: Waiter, b: Waiter) => a.due < b.due || (a.due === b.due && a.seq < b.seq);
 
-/** Binary min-heap of live waiters by (due, seq). */
-class WaiterHeap {
-  private h: Waiter[] = [];
-  get size(): number {
-    return this.h.length;
-  }
-  peek(): Waiter | undefined {
-    return this.h[0];
-  }
-  push(w: Waiter): void {
-    const h = this.h;
-    h.push(w);
-    let i = h.length - 1;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (!earlier(h[i], h[p])) break;
-      [h[i], h[p]] = [h[p], h[i]];
-      i = p;
-    }
-  }
-  pop(): Waiter | undefined {
-    const h = this.h;
-    const top = h[0];
-    const last = h.pop();
-    if (h.length && last) {
-      h[0] = last;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < h.length && earlier(h[l], h[m])) m = l;
-        if (r < h.length && earlier(h[r], h[m])) m = r;
-        if (m === i) break;
-        [h[i], h[m]] = [h[m], h[i]];
-        i = m;
-      }
-    }
-    return top;
-  }
-}
-
 export class RateGovernor {
   private readonly buckets = new Map<string, TokenBucket>();
   private finals: Waiter[] = [];
-  private readonly lives = new WaiterHeap();
+  /** Live waiters by (due, seq). */
+  private readonly lives = new MinHeap<Waiter>(earlier);
   private liveCount = 0;
   private seq = 0;
   private passes = 0;
