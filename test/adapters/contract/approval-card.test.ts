@@ -93,4 +93,12 @@ describe('unified diff', () => {
     expect(unifiedDiff(a.join('\n'), b.join('\n'))).toBe(['@@ -1,5 +1,5 @@', ' l0', ' l1', '-l2', '+X', ' l3', ' l4', '@@ -14,5 +14,5 @@', ' l13', ' l14', '-l15', '+Y', ' l16', ' l17'].join('\n'));
     expect(unifiedDiff('same', 'same')).toBe('');
   });
+
+  it('ignores a missing final newline, keeps CR in its line, and shows a huge rewrite as all removed then all added', () => {
+    expect(unifiedDiff('a\nb', 'a\nc\n')).toBe('@@ -1,2 +1,2 @@\n a\n-b\n+c');
+    expect(unifiedDiff('a\r\nb\r\n', 'a\r\nB\r\n')).toBe('@@ -1,2 +1,2 @@\n a\r\n-b\r\n+B\r');
+    const a = Array.from({ length: 3000 }, (_, i) => `l${i}`);
+    const b = a.map((l, i) => (i % 3 ? l : `${l}!`));
+    expect(unifiedDiff(a.join('\n'), b.join('\n'))).toBe(['@@ -1,3000 +1,3000 @@', ...a.map((l) => `-${l}`), ...b.map((l) => `+${l}`)].join('\n'));
+  });
 });
