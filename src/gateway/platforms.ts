@@ -3,6 +3,7 @@
  * and each chat platform whose credentials are configured and not disabled. An adapter without
  * credentials is simply not started; /readyz and the dashboard show it as disabled.
  */
+import { createTelegramBinding } from '../adapters/telegram';
 import { WebAdapter, webRoutes } from '../adapters/web';
 import { requireAdminToken } from './admin/auth';
 import type { GatewayConfig } from './config';
@@ -15,6 +16,24 @@ export function buildPlatforms(config: GatewayConfig, _env: Record<string, strin
   if (config.web.enabled) {
     const web = new WebAdapter();
     out.push({ adapter: web, routes: webRoutes(web, { auth: requireAdminToken(ctx.store, config.admin_token) }) });
+  }
+  const tg = config.telegram;
+  if (tg.configured && tg.enabled && tg.bot_token) {
+    out.push(
+      createTelegramBinding(
+        {
+          botToken: tg.bot_token,
+          apiRoot: tg.api_root,
+          mode: tg.mode,
+          webhookUrl: tg.webhook_url,
+          webhookSecret: tg.webhook_secret,
+          draftStreaming: tg.draft_streaming,
+          dmEditIntervalMs: tg.streaming.dm_edit_interval_ms,
+          groupEditIntervalMs: tg.streaming.group_edit_interval_ms,
+        },
+        { logger: ctx.logger },
+      ),
+    );
   }
   return out;
 }

@@ -441,7 +441,8 @@ export class SessionManager {
     if (!adapter.typing) return { stop: () => undefined };
     let timer: TimerHandle | undefined;
     let stopped = false;
-    const every = adapter.typingRenewMs ?? renewMs;
+    // The config (with per-platform defaults) decides; an adapter's own value is only a fallback.
+    const every = renewMs > 0 ? renewMs : adapter.typingRenewMs ?? 4000;
     const tick = () => {
       if (stopped) return;
       adapter.typing!(entry.thread).catch(() => undefined);

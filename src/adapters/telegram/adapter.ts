@@ -1,0 +1,257 @@
+/**
+ * TelegramAdapter: the ChannelAdapter for Telegram on grammY (no retry plugin: the gateway's governor
+ * schedules retries). start() checks the token with getMe, registers the chat commands, then long-polls
+ * (grammY confirms offsets) or sets the webhook; it resolves once updates can flow. stop() ends polling
+ * (no getUpdates afterwards), closes the webhook route and waits for events in flight; it is idempotent.
+ */
+import { Bot } from 'grammy';
+import type { Express } from 'express';
+import pino, { type Logger } from 'pino';
+import type { ChannelAdapter } from '../contract/adapter';
+import { systemClock, type Clock } from '../contract/clock';
+import type { ErrorClassifier } from '../contract/errors';
+import { TELEGRAM_LIMITS, type PlatformLimits } from '../contract/limits';
+import type { InboundHandler, MessageRef } from '../contract/messages';
+import type { RateOp, RateScope } from '../contract/rate';
+import type { NativeStream, OutboundContent } from '../contract/surface';
+import type { ThreadRef } from '../contract/thread-ref';
+import { botFileDownloader } from './attachments';
+import { botIdOf, normalizeApiRoot, parseTelegramConfig, type TelegramAdapterConfig } from './config';
+import { InboundDispatcher } from './dispatch';
+import { DraftStreams } from './draft';
+import { classifyTelegramError } from './errors';
+import { measureTelegram } from './format';
+import { updateToInbound, type InboundIo, type UpdateLike } from './inbound';
+import type { BotIdentity } from './mentions';
+import { TelegramOutbound } from './outbound';
+import { telegramRateScopes } from './rate';
+import { telegramWebhookRoutes } from './webhook';
+
+export interface TelegramAdapterDeps {
+  logger?: Logger;
+  clock?: Clock;
+}
+
+/** The commands shown in Telegram's menu; the gateway parses them from the message text. */
+export const TELEGRAM_COMMANDS = [
+  { command: 'new', description: 'Start a fresh session in this chat' },
+  { command: 'stop', description: 'Stop what I am doing' },
+  { command: 'mode', description: 'How tool calls are approved: allow-all, deny-all, read-only, always-ask' },
+  { command: 'status', description: "This chat's session, mode and state" },
+  { command: 'help', description: 'How to talk to me' },
+] as const;
+
+/** The only updates the gateway acts on; Telegram stops sending the rest. */
+export const ALLOWED_UPDATES = ['message', 'callback_query'] as const;
+
+/** sendChatAction shows "typing…" for about 5 s. */
+export const TYPING_RENEW_MS = 4_000;
+
+type State = 'idle' | 'starting' | 'running' | 'stopped';
+
+export class TelegramAdapter implements ChannelAdapter {
+  readonly platform = 'telegram' as const;
+  readonly limits: PlatformLimits;
+  readonly typingRenewMs = TYPING_RENEW_MS;
+  readonly classify: ErrorClassifier = classifyTelegramError;
+
+  private readonly config: TelegramAdapterConfig;
+  private readonly logger: Logger;
+  private readonly bot: Bot;
+  private readonly botId: string;
+  private readonly outbound: TelegramOutbound;
+  private readonly drafts: DraftStreams;
+  private readonly io: InboundIo;
+  private state: State = 'idle';
+  private identity?: BotIdentity;
+  private dispatcher?: InboundDispatcher;
+  private starting?: Promise<void>;
+  private stopping?: Promise<void>;
+  private polling?: Promise<void>;
+
+  constructor(config: TelegramAdapterConfig, deps: TelegramAdapterDeps = {}) {
+    this.config = parseTelegramConfig(config);
+    const apiRoot = normalizeApiRoot(this.config.apiRoot);
+    this.logger = deps.logger ?? pino({ level: 'silent' });
+    this.botId = botIdOf(this.config.botToken);
+    this.bot = new Bot(this.config.botToken, { client: { apiRoot, timeoutSeconds: 60 } });
+    this.bot.use((ctx) => {
+      this.receive(ctx.update);
+    });
+    this.bot.catch((err) => this.logger.error({ err: err.message }, 'telegram: update handling failed'));
+    this.outbound = new TelegramOutbound(this.bot.api);
+    this.drafts = new DraftStreams(this.outbound, deps.clock ?? systemClock);
+    this.io = {
+      downloadFile: botFileDownloader((fileId) => this.bot.api.getFile(fileId), apiRoot, this.config.botToken),
+      answerCallbackQuery: (id, answer) => this.bot.api.answerCallbackQuery(id, answer),
+    };
+    this.limits = {
+      ...TELEGRAM_LIMITS,
+      minEditIntervalMs: {
+        dm: this.config.dmEditIntervalMs ?? TELEGRAM_LIMITS.minEditIntervalMs.dm,
+        group: this.config.groupEditIntervalMs ?? TELEGRAM_LIMITS.minEditIntervalMs.group,
+      },
+    };
+  }
+
+  /** The bot's @username once started. */
+  get username(): string | undefined {
+    return this.identity?.username;
+  }
+
+  /** The webhook route to mount on the gateway's listener (webhook mode only). */
+  webhookRoutes(): ((app: Express) => void) | undefined {
+    if (this.config.mode !== 'webhook') return undefined;
+    return telegramWebhookRoutes({
+      secret: this.config.webhookSecret!,
+      accepting: () => this.dispatcher !== undefined && this.state !== 'stopped',
+      onUpdate: (u) => this.receive(u),
+      logger: this.logger,
+    });
+  }
+
+  start(handler: InboundHandler): Promise<void> {
+    if (this.state !== 'idle') return Promise.reject(new Error(`the Telegram adapter cannot start: it is ${this.state}`));
+    this.state = 'starting';
+    this.starting = this.connect(handler).then(
+      () => {
+        if (this.state === 'starting') this.state = 'running';
+      },
+      (err: unknown) => {
+        this.dispatcher = undefined;
+        if (this.state === 'starting') this.state = 'idle';
+        throw err;
+      },
+    );
+    return this.starting;
+  }
+
+  stop(): Promise<void> {
+    this.stopping ??= this.disconnect();
+    return this.stopping;
+  }
+
+  // ---------------------------------------------------------------- lifecycle
+
+  private async connect(handler: InboundHandler): Promise<void> {
+    const me = await this.getMe();
+    this.bot.botInfo = me;
+    this.identity = { id: me.id, username: me.username };
+    this.dispatcher = new InboundDispatcher(handler, this.logger);
+    await this.registerCommands();
+    if (this.config.mode === 'webhook') {
+      try {
+        await this.bot.api.setWebhook(this.config.webhookUrl!, { secret_token: this.config.webhookSecret, allowed_updates: [...ALLOWED_UPDATES] });
+      } catch (err) {
+        throw new Error(`Telegram refused the webhook ${this.config.webhookUrl}: ${classifyTelegramError(err).message}`, { cause: err });
+      }
+      this.logger.info({ bot: me.username, url: this.config.webhookUrl }, 'telegram: webhook set');
+      return;
+    }
+    await this.startPolling();
+    this.logger.info({ bot: me.username }, 'telegram: long polling');
+  }
+
+  private async getMe() {
+    try {
+      return await this.bot.api.getMe();
+    } catch (err) {
+      const e = classifyTelegramError(err);
+      if (e.code === 401 || e.code === 404) {
+        throw new Error(`Telegram rejected the bot token (${e.message.replace(/^getMe: /, '')}): check TELEGRAM_BOT_TOKEN`, { cause: err });
+      }
+      throw new Error(`Telegram getMe failed: ${e.message}`, { cause: err });
+    }
+  }
+
+  private async registerCommands(): Promise<void> {
+    try {
+      await this.bot.api.setMyCommands(TELEGRAM_COMMANDS.map((c) => ({ ...c })));
+    } catch (err) {
+      // the menu is a convenience: the commands work typed out, so a failure here only warns
+      this.logger.warn({ err: classifyTelegramError(err).message }, 'telegram: setMyCommands failed');
+    }
+  }
+
+  private startPolling(): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      let started = false;
+      this.polling = this.bot
+        .start({
+          allowed_updates: [...ALLOWED_UPDATES],
+          onStart: () => {
+            started = true;
+            resolve();
+          },
+        })
+        .catch((err: unknown) => {
+          if (!started) reject(new Error(`Telegram long polling failed to start: ${classifyTelegramError(err).message}`, { cause: err }));
+          else this.logger.error({ err: classifyTelegramError(err).message }, 'telegram: long polling stopped with an error');
+        });
+    });
+  }
+
+  private async disconnect(): Promise<void> {
+    await this.starting?.catch(() => undefined);
+    this.state = 'stopped';
+    if (this.polling) {
+      try {
+        await this.bot.stop();
+      } catch (err) {
+        this.logger.warn({ err: classifyTelegramError(err).message }, 'telegram: confirming the last update offset failed');
+      }
+      await this.polling;
+    }
+    await this.dispatcher?.drain();
+  }
+
+  /** One update from polling or the webhook: mapped and handed to the gateway (never blocks the source). */
+  private receive(update: UpdateLike): void {
+    const dispatcher = this.dispatcher;
+    const me = this.identity;
+    if (!dispatcher || !me || this.state === 'stopped') return;
+    let event;
+    try {
+      event = updateToInbound(update, me, this.io);
+    } catch (err) {
+      this.logger.warn({ err: (err as Error).message, update_id: update.update_id }, 'telegram: unreadable update');
+      return;
+    }
+    if (event) dispatcher.deliver(event);
+  }
+
+  // ---------------------------------------------------------------- outbound
+
+  post(thread: ThreadRef, content: OutboundContent): Promise<MessageRef> {
+    return this.outbound.post(thread, content);
+  }
+
+  edit(ref: MessageRef, content: OutboundContent): Promise<void> {
+    return this.outbound.edit(ref, content);
+  }
+
+  delete(ref: MessageRef): Promise<void> {
+    return this.outbound.delete(ref);
+  }
+
+  typing(thread: ThreadRef): Promise<void> {
+    return this.outbound.typing(thread);
+  }
+
+  react(ref: MessageRef, emoji: string): Promise<void> {
+    return this.outbound.react(ref, emoji);
+  }
+
+  rateScopes(thread: ThreadRef, op: RateOp): RateScope[] {
+    return telegramRateScopes(this.botId, thread, op);
+  }
+
+  measure(markdown: string): number {
+    return measureTelegram(markdown);
+  }
+
+  nativeStream(thread: ThreadRef, isDM: boolean): NativeStream | undefined {
+    if (!this.config.draftStreaming || !isDM) return undefined;
+    return this.drafts.streamFor(thread);
+  }
+}

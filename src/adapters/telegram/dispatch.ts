@@ -1,0 +1,50 @@
+/**
+ * Hands mapped events to the gateway without holding up the update source: messages of one conversation
+ * are delivered in order (one at a time), different conversations and button presses run side by side.
+ * Handler failures are logged, never rethrown into grammY. `drain()` waits for everything in flight.
+ */
+import type { Logger } from 'pino';
+import type { InboundHandler } from '../contract/messages';
+import { bindingKey } from '../contract/thread-ref';
+import type { InboundEvent } from './inbound';
+
+export class InboundDispatcher {
+  private readonly lanes = new Map<string, Promise<void>>();
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(private readonly handler: InboundHandler, private readonly logger: Logger) {}
+
+  deliver(event: InboundEvent): void {
+    if (event.kind === 'action') {
+      this.track(this.run(() => this.handler.onAction(event.action), 'action', event.action.eventId));
+      return;
+    }
+    const m = event.message;
+    const key = bindingKey(m.thread);
+    const before = this.lanes.get(key) ?? Promise.resolve();
+    const mine = before.then(() => this.run(() => this.handler.onMessage(m), 'message', m.eventId));
+    this.lanes.set(key, mine);
+    void mine.then(() => {
+      if (this.lanes.get(key) === mine) this.lanes.delete(key);
+    });
+    this.track(mine);
+  }
+
+  /** Resolves once every delivered event has been handled. */
+  async drain(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
+  }
+
+  private track(p: Promise<void>): void {
+    this.inFlight.add(p);
+    void p.then(() => this.inFlight.delete(p));
+  }
+
+  private async run(fn: () => Promise<void>, kind: string, eventId: string): Promise<void> {
+    try {
+      await fn();
+    } catch (err) {
+      this.logger.error({ err: err instanceof Error ? err.message : String(err), kind, eventId }, 'telegram: the gateway failed to handle an event');
+    }
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * The Telegram budgets a call draws from (platforms.md §3, §5), broadest first: the bot account (~30
+ * messages/s), the chat (~1/s with a burst of 3), and for groups also the group's 20 messages/min.
+ * Drafts have their own per-chat pacing; typing, reactions and deletes draw only on the account.
+ * Keys are stable strings `telegram:<botId>:<bucket>[:<chat>]`, shared by every writer and poster.
+ */
+import type { RateLimit, RateOp, RateScope } from '../contract/rate';
+import type { ThreadRef } from '../contract/thread-ref';
+import { isPrivateChat, telegramTarget } from './thread';
+
+export const TELEGRAM_RATES = {
+  account: { count: 30, perMs: 1_000, burst: 30 },
+  chat: { count: 1, perMs: 1_000, burst: 3 },
+  group: { count: 20, perMs: 60_000, burst: 20 },
+  draft: { count: 2, perMs: 1_000, burst: 3 },
+} satisfies Record<string, RateLimit>;
+
+export function telegramRateScopes(botId: string, thread: ThreadRef, op: RateOp): RateScope[] {
+  const chat = String(telegramTarget(thread).chatId);
+  const scopes: RateScope[] = [{ key: `telegram:${botId}:bot`, limit: TELEGRAM_RATES.account, level: 'account' }];
+  switch (op) {
+    case 'typing':
+    case 'reaction':
+    case 'delete':
+      return scopes;
+    case 'draft':
+      scopes.push({ key: `telegram:${botId}:draft:${chat}`, limit: TELEGRAM_RATES.draft, level: 'chat' });
+      return scopes;
+    default:
+      if (!isPrivateChat(thread)) scopes.push({ key: `telegram:${botId}:group:${chat}`, limit: TELEGRAM_RATES.group, level: 'chat' });
+      scopes.push({ key: `telegram:${botId}:chat:${chat}`, limit: TELEGRAM_RATES.chat, level: 'chat' });
+      return scopes;
+  }
+}
