@@ -112,7 +112,7 @@ describe('the gateway process', () => {
     }
   });
 
-  it('on SIGTERM mid-Task aborts it, finalises the live reply, flushes the trace and exits 0', async () => {
+  it('on SIGTERM mid-Task aborts it, finalises the live reply, flushes the trace, exits 0, and the next start offers Continue', async () => {
     const gw = await start();
     const long = 'word '.repeat(200);
     model.enqueue(stream([...textChunks(long, { size: 10 }), finishChunk('stop'), usageChunk({ prompt_tokens: 5, completion_tokens: 50 })], { chunkDelayMs: 50 }));
@@ -133,14 +133,35 @@ describe('the gateway process', () => {
     try {
       const [session] = await store.listSessions({});
       expect(session.status).toBe('idle');
+      // The reply was finalised on screen but stays open in the ledger: the Task did not finish its work.
       const deliveries = await store.listDeliveries({ session_id: session.session_id });
       expect(deliveries.length).toBeGreaterThan(0);
-      expect(deliveries.every((d) => d.state === 'finalized')).toBe(true);
+      expect(deliveries.every((d) => d.state === 'sent')).toBe(true);
       const traces = await readAllTraces(tracesDir(join(home, 'data'), 'default_project', 'default_agent'), session.session_id);
       const last = traces.files.at(-1)!.messages.at(-1)!;
       expect(last.type === 'event_msg' && last.payload).toMatchObject({ type: 'abort', reason: 'gateway shutting down' });
     } finally {
       await store.close();
     }
+
+    model.enqueue(turn({ text: 'Picking up where I stopped.' }));
+    const again = await start();
+    const fetchMsgs = async () => ((await (await fetch(`${again.url}/api/web/conversations/s1/messages`, { headers: auth })).json()) as { messages: { id: string; author: string; text: string; final: boolean; buttons: { label: string; payload: string }[] }[] }).messages;
+    let offer: { id: string; buttons: { label: string; payload: string }[] } | undefined;
+    for (let i = 0; i < 200 && !offer; i++) {
+      offer = (await fetchMsgs()).find((m) => m.buttons.some((b) => b.label === 'Continue'));
+      if (!offer) await new Promise((res) => setTimeout(res, 25));
+    }
+    expect(offer).toBeDefined();
+    const click = await fetch(`${again.url}/api/web/conversations/s1/actions`, { method: 'POST', headers: auth, body: JSON.stringify({ message_id: offer!.id, payload: offer!.buttons[0].payload }) });
+    expect(click.status).toBe(200);
+    let continued = false;
+    for (let i = 0; i < 200 && !continued; i++) {
+      continued = (await fetchMsgs()).some((m) => m.author === 'bot' && m.final && m.text.includes('Picking up where I stopped.'));
+      if (!continued) await new Promise((res) => setTimeout(res, 25));
+    }
+    expect(continued).toBe(true);
+    child!.kill('SIGTERM');
+    expect(await again.exited).toBe(0);
   });
 });

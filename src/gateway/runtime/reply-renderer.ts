@@ -69,12 +69,16 @@ export class ReplyRenderer {
     return this.writer.flushNow();
   }
 
-  async finish(): Promise<WriterResult> {
+  /**
+   * Send the final text. `interrupted`: the Task was cut off by a shutdown, so its ledger rows stay open
+   * and the next start offers Continue, as after a crash.
+   */
+  async finish(opts: { interrupted?: boolean } = {}): Promise<WriterResult> {
     this.view = foldLiveView(this.view, { kind: 'task_finished', at: this.o.clock.now() });
     const result = await this.writer.finish(renderLiveReply(this.view, { pricing: this.o.pricing }));
     const rows = await Promise.all(this.deliveries.values());
     for (const id of rows) {
-      if (id === undefined) continue;
+      if (id === undefined || (opts.interrupted && result.ok)) continue;
       await this.o.store.setDeliveryState(id, result.ok ? 'finalized' : 'failed').catch((e) => this.o.logger.warn({ err: e }, 'delivery ledger update failed'));
     }
     if (!result.ok) this.o.logger.warn({ err: result.error, sessionId: this.o.sessionId }, 'live reply could not be completed');

@@ -395,7 +395,7 @@ export class SessionManager {
       renderer.push(b.abort('internal error in the gateway'));
     } finally {
       typing.stop();
-      await renderer.finish();
+      await renderer.finish({ interrupted: this.closing && status === 'aborted' });
       await this.o.store.updateSession(session.id, { status: 'idle', last_active_at: this.o.clock.now() }).catch(() => undefined);
       this.o.metrics?.taskFinished(platform, status, this.o.clock.now() - started);
     }
