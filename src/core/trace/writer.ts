@@ -1,7 +1,7 @@
 /**
- * Append-only trace writer (engine.md §5). Appends are serialized in call order; each envelope is one
- * `write(2)` of one line on an O_APPEND handle, so a crash can tear at most the last line, which the
- * next writer heals (drops the torn fragment) before appending. Partials and origin-tagged messages are
+ * Append-only trace writer (engine.md §5). Appends are serialized in call order on an O_APPEND handle;
+ * an envelope's line is never split across writes (lines queued meanwhile share the next write), so a
+ * crash can tear at most the last line, which the next writer heals (drops the torn fragment) first. Partials and origin-tagged messages are
  * never written. I/O errors never reject: they go to `onError` (tracing is best-effort for the run).
  */
 import { mkdir, open, type FileHandle } from 'node:fs/promises';
@@ -10,13 +10,16 @@ import { isTraceable } from '../omnimessage/guards';
 import type { OmniMessage } from '../omnimessage/types';
 import { listTraceFiles, traceFilePath } from './paths';
 
+/** One queued job: a line to append, or a rotation barrier. */
+type Job = { kind: 'line'; buf: Buffer; done: () => void } | { kind: 'rotate'; head: Buffer[]; done: () => void };
+
 export class TraceWriter {
   readonly sessionId: string;
   onError?: (err: Error) => void;
   private readonly dir: string;
   private fileIndex: number;
-  private chain: Promise<void> = Promise.resolve();
-  private queued = 0;
+  private readonly queue: Job[] = [];
+  private draining?: Promise<void>;
   private fh?: FileHandle;
   private healedPath?: string;
 
@@ -39,43 +42,78 @@ export class TraceWriter {
     return traceFilePath(this.dir, this.sessionId, this.fileIndex);
   }
 
+  /** Resolves once this envelope's line is on disk (or its write failed and was reported). */
   append(msg: OmniMessage): Promise<void> {
-    if (!isTraceable(msg)) return this.chain;
-    const line = Buffer.from(JSON.stringify(msg) + '\n', 'utf8');
-    return this.enqueue(() => this.writeLine(line));
+    if (!isTraceable(msg)) return this.flush();
+    const buf = Buffer.from(JSON.stringify(msg) + '\n', 'utf8');
+    return new Promise((done) => this.enqueue({ kind: 'line', buf, done }));
   }
 
   /** Later appends go to the next file, which starts with `head` (session_meta + tool_list_ready). */
   rotate(head: OmniMessage[]): Promise<void> {
-    return this.enqueue(async () => {
-      await this.closeHandle();
-      this.fileIndex += 1;
-      for (const m of head) if (isTraceable(m)) await this.writeLine(Buffer.from(JSON.stringify(m) + '\n', 'utf8'));
-    });
+    const lines = head.filter(isTraceable).map((m) => Buffer.from(JSON.stringify(m) + '\n', 'utf8'));
+    return new Promise((done) => this.enqueue({ kind: 'rotate', head: lines, done }));
   }
 
+  /** Resolves when every queued append is on disk. */
   flush(): Promise<void> {
-    return this.chain;
+    return this.draining ?? Promise.resolve();
   }
 
-  private enqueue(job: () => Promise<void>): Promise<void> {
-    this.queued++;
-    const run = async () => {
-      try {
-        await job();
-      } catch (e) {
-        await this.closeHandle();
-        this.onError?.(e instanceof Error ? e : new Error(String(e)));
-      } finally {
-        // Hold the descriptor only while there is work queued: idle sessions must not pin fds.
-        if (--this.queued === 0) await this.closeHandle();
+  private enqueue(job: Job): void {
+    this.queue.push(job);
+    // drain() always awaits before it can finish, so this assignment happens before it clears the marker.
+    if (!this.draining) this.draining = this.drain();
+  }
+
+  /**
+   * Lines queued while a write is in flight go out together in the next single write(2): each envelope
+   * still lands whole and in order, and a crash can still tear only the tail.
+   */
+  private async drain(): Promise<void> {
+    for (;;) {
+      await this.writeQueued();
+      // Hold the descriptor only while there is work queued: idle sessions must not pin fds.
+      await this.closeHandle();
+      // Lines queued while the handle was closing are picked up here; the marker is cleared in the same
+      // synchronous step that sees the queue empty, so a later append always starts a new drain.
+      if (this.queue.length === 0) {
+        this.draining = undefined;
+        return;
       }
-    };
-    this.chain = this.chain.then(run);
-    return this.chain;
+    }
   }
 
-  private async writeLine(buf: Buffer): Promise<void> {
+  private async writeQueued(): Promise<void> {
+    while (this.queue.length > 0) {
+      const job = this.queue[0];
+      if (job.kind === 'rotate') {
+        this.queue.shift();
+        await this.guard(async () => {
+          await this.closeHandle();
+          this.fileIndex += 1;
+          if (job.head.length) await this.writeAll(Buffer.concat(job.head));
+        });
+        job.done();
+        continue;
+      }
+      const batch: Extract<Job, { kind: 'line' }>[] = [];
+      while (this.queue.length > 0 && this.queue[0].kind === 'line') batch.push(this.queue.shift() as Extract<Job, { kind: 'line' }>);
+      await this.guard(() => this.writeAll(batch.length === 1 ? batch[0].buf : Buffer.concat(batch.map((j) => j.buf))));
+      for (const j of batch) j.done();
+    }
+  }
+
+  private async guard(work: () => Promise<void>): Promise<void> {
+    try {
+      await work();
+    } catch (e) {
+      await this.closeHandle();
+      this.onError?.(e instanceof Error ? e : new Error(String(e)));
+    }
+  }
+
+  private async writeAll(buf: Buffer): Promise<void> {
     const fh = await this.handle();
     let off = 0;
     while (off < buf.length) {
