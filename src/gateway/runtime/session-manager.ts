@@ -117,7 +117,7 @@ export class SessionManager {
       entry.queue.push({ input: prepared.messages, user: msg.user });
       return;
     }
-    this.startTask(entry, prepared.messages, msg.user);
+    this.startTask(entry, prepared.messages, msg.user, { typingSent: true });
   }
 
   /** Stop the running Task of a conversation; false when nothing runs. */
@@ -321,13 +321,14 @@ export class SessionManager {
     return entry;
   }
 
-  private startTask(entry: Entry, input: OmniMessage[], user: ChatUser): void {
+  /** `typingSent`: the inbound handler already showed "typing…" for this message. */
+  private startTask(entry: Entry, input: OmniMessage[], user: ChatUser, o: { typingSent?: boolean } = {}): void {
     const taskId = newTaskId();
     const abort = new AbortController();
     const running: RunningTask = { taskId, abort, requester: userRef(entry.adapter.platform, user), done: Promise.resolve() };
     entry.running = running;
     this.tasks.set(taskId, entry);
-    running.done = this.runTask(entry, running, input, user).finally(() => {
+    running.done = this.runTask(entry, running, input, user, o.typingSent === true).finally(() => {
       this.tasks.delete(taskId);
       if (entry.running === running) entry.running = undefined;
       entry.lastActive = this.o.clock.now();
@@ -336,7 +337,7 @@ export class SessionManager {
     });
   }
 
-  private async runTask(entry: Entry, running: RunningTask, input: OmniMessage[], user: ChatUser): Promise<void> {
+  private async runTask(entry: Entry, running: RunningTask, input: OmniMessage[], user: ChatUser, typingSent: boolean): Promise<void> {
     const { adapter, thread, isDM, session } = entry;
     const platform = adapter.platform;
     const started = this.o.clock.now();
@@ -356,7 +357,7 @@ export class SessionManager {
       intervalMs: isDM ? sconf.dm_edit_interval_ms : sconf.group_edit_interval_ms,
       native: platform !== 'telegram' || this.o.config.telegram.draft_streaming,
     });
-    const typing = this.startTyping(entry, sconf.typing_renew_ms);
+    const typing = this.startTyping(entry, sconf.typing_renew_ms, typingSent);
     const approve = this.o.broker.approverFor({
       sessionId: session.id,
       taskId: running.taskId,
@@ -436,7 +437,7 @@ export class SessionManager {
     if (title) await this.o.store.updateSession(entry.session.id, { title }).catch(() => undefined);
   }
 
-  private startTyping(entry: Entry, renewMs: number): { stop(): void } {
+  private startTyping(entry: Entry, renewMs: number, alreadySent: boolean): { stop(): void } {
     const adapter = entry.adapter;
     if (!adapter.typing) return { stop: () => undefined };
     let timer: TimerHandle | undefined;
@@ -448,7 +449,8 @@ export class SessionManager {
       adapter.typing!(entry.thread).catch(() => undefined);
       timer = this.o.clock.setTimeout(tick, every);
     };
-    tick();
+    if (alreadySent) timer = this.o.clock.setTimeout(tick, every);
+    else tick();
     return {
       stop: () => {
         stopped = true;

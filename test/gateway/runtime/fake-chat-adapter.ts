@@ -23,6 +23,7 @@ export class FakeChatAdapter implements ChannelAdapter {
   handler?: InboundHandler;
   readonly posted: Posted[] = [];
   readonly reactions: { messageId: string; emoji: string }[] = [];
+  readonly typings: string[] = [];
   private seq = 0;
 
   async start(h: InboundHandler): Promise<void> {
@@ -48,6 +49,9 @@ export class FakeChatAdapter implements ChannelAdapter {
   }
   classify(e: unknown): PlatformError {
     return isPlatformError(e) ? e : new PlatformError('telegram', { kind: 'retry' }, String(e));
+  }
+  async typing(thread: ThreadRef): Promise<void> {
+    this.typings.push(bindingKey(thread));
   }
   async react(ref: MessageRef, emoji: string): Promise<void> {
     this.reactions.push({ messageId: ref.messageId, emoji });

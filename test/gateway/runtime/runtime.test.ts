@@ -175,6 +175,15 @@ describe('restarts', () => {
 });
 
 describe('inbound', () => {
+  it('shows "typing" once for a quick answer: the inbound handler sends it, the Task only renews it', async () => {
+    const chat = new FakeChatAdapter();
+    h = await startHarness({ extra: () => [{ adapter: chat }], env: { PENGUIN_ALLOW_USERS: 'telegram:42' } });
+    h.model.enqueue(turn({ text: 'quick' }));
+    await chat.inject(chat.dm({ id: '42' }, 'hi', 'q1'));
+    await h.waitFor('final', () => chat.textsIn('42').find((t) => t.includes('quick') && t.includes('done')));
+    expect(chat.typings).toEqual(['telegram:42:-']);
+  });
+
   it('acts once on a redelivered event', async () => {
     const chat = new FakeChatAdapter();
     h = await startHarness({ extra: () => [{ adapter: chat }], env: { PENGUIN_ALLOW_USERS: 'telegram:42' } });
