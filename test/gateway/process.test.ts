@@ -3,63 +3,42 @@
  * /healthz, /readyz and the admin API on a fresh PENGUIN_HOME, and on SIGTERM mid-Task it aborts the Task
  * with "gateway shutting down", finalises the live reply, flushes the trace and exits 0.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { readAllTraces, tracesDir } from '../../src/core/trace';
 import { openSqliteStore } from '../../src/gateway/store';
+import { assertGatewayBuilt, killAllGateways, spawnGateway, type GatewayProcess } from '../e2e/gateway-process';
 import { FakeOpenAIServer, finishChunk, stream, textChunks, turn, usageChunk } from '../fakes/openai-server';
 
-const CLI = resolve(__dirname, '../../dist/src/gateway/cli.js');
 const TOKEN = 'process-test-token-0123456789';
 
 let home: string;
 let model: FakeOpenAIServer;
-let child: ChildProcess | undefined;
 
-beforeAll(() => {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first (npm test does it in pretest)`);
-});
+beforeAll(() => assertGatewayBuilt());
 beforeEach(async () => {
   home = await mkdtemp(join(tmpdir(), 'pg-proc-'));
   model = new FakeOpenAIServer({ apiKey: 'sk-test', untooled: turn({ text: 'Title' }) });
   await model.start();
 });
 afterEach(async () => {
-  if (child && child.exitCode === null) child.kill('SIGKILL');
+  await killAllGateways();
   await model.stop();
   await rm(home, { recursive: true, force: true });
 });
 
-function start(): Promise<{ url: string; output: () => string; exited: Promise<number | null> }> {
-  const env = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: home,
-    PENGUIN_HOME: join(home, 'data'),
-    PENGUIN_GATEWAY_PORT: '0',
-    PENGUIN_ADMIN_TOKEN: TOKEN,
-    OPENAI_API_KEY: 'sk-test',
-    OPENAI_BASE_URL: model.baseUrl,
-    PENGUIN_MODEL: 'fake-model',
-  };
-  child = spawn(process.execPath, [CLI, 'start'], { env, cwd: home, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
-  const exited = new Promise<number | null>((r) => child!.on('exit', (code) => r(code)));
-  return new Promise((resolveStart, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${out}`)), 15_000);
-    const check = () => {
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolveStart({ url: m[1], output: () => out, exited });
-      }
-    };
-    child!.stdout!.on('data', check);
-    void exited.then((code) => reject(new Error(`gateway exited with ${code}:\n${out}`)));
+function start(): Promise<GatewayProcess> {
+  return spawnGateway({
+    dir: home,
+    env: {
+      PENGUIN_HOME: join(home, 'data'),
+      PENGUIN_GATEWAY_PORT: '0',
+      PENGUIN_ADMIN_TOKEN: TOKEN,
+      OPENAI_API_KEY: 'sk-test',
+      OPENAI_BASE_URL: model.baseUrl,
+      PENGUIN_MODEL: 'fake-model',
+    },
   });
 }
 
@@ -75,8 +54,7 @@ describe('the gateway process', () => {
     expect(body.adapters).toEqual(expect.arrayContaining([{ name: 'web', state: 'connected' }, expect.objectContaining({ name: 'telegram', state: 'disabled' })]));
     expect((await fetch(`${gw.url}/api/sessions`)).status).toBe(401);
     expect((await fetch(`${gw.url}/api/sessions`, { headers: auth })).status).toBe(200);
-    child!.kill('SIGTERM');
-    expect(await gw.exited).toBe(0);
+    expect(await gw.stop()).toBe(0);
     expect(gw.output()).not.toContain(TOKEN);
   });
 
@@ -93,14 +71,12 @@ describe('the gateway process', () => {
     model.enqueue(turn({ text: 'Noted: the code word is heron.' }));
     let gw = await start();
     await say(gw.url, 'the code word is heron', 'heron');
-    child!.kill('SIGTERM');
-    expect(await gw.exited).toBe(0);
+    expect(await gw.stop()).toBe(0);
 
     model.enqueue(turn({ text: 'It was heron.' }));
     gw = await start();
     await say(gw.url, 'what was the code word?', 'It was heron.');
-    child!.kill('SIGTERM');
-    expect(await gw.exited).toBe(0);
+    expect(await gw.stop()).toBe(0);
     const last = model.requests.filter((r) => r.body.tools?.length).at(-1)!.body.messages;
     expect(last.map((m: { role: string }) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
     expect(JSON.stringify(last)).toContain('the code word is heron');
@@ -125,8 +101,7 @@ describe('the gateway process', () => {
       await new Promise((res) => setTimeout(res, 25));
     }
     const t0 = Date.now();
-    child!.kill('SIGTERM');
-    expect(await gw.exited).toBe(0);
+    expect(await gw.stop()).toBe(0);
     expect(Date.now() - t0).toBeLessThan(10_000);
 
     const store = openSqliteStore(join(home, 'data', 'gateway.db'));
@@ -161,7 +136,6 @@ describe('the gateway process', () => {
       if (!continued) await new Promise((res) => setTimeout(res, 25));
     }
     expect(continued).toBe(true);
-    child!.kill('SIGTERM');
-    expect(await again.exited).toBe(0);
+    expect(await again.stop()).toBe(0);
   });
 });

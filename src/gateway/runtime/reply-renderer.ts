@@ -1,8 +1,9 @@
 /**
  * ReplyRenderer: the live reply of one Task (gateway.md §4). Folds the Task's OmniMessage stream (plus host
  * events such as pending approvals) into the live view, hands each snapshot to the platform-free
- * MessageWriter, and records every platform message it creates in the delivery ledger, so a restart can
- * find replies that were cut off. `finish()` settles the final text without the Stop button.
+ * MessageWriter, and records every part of the reply in the delivery ledger from its first showing (a draft
+ * preview included, as 'pending' until it becomes a message), so a restart can find replies that were cut
+ * off. `finish()` settles the final text without the Stop button.
  */
 import type { ChannelAdapter } from '../../adapters/contract/adapter';
 import type { Clock } from '../../adapters/contract/clock';
@@ -39,6 +40,8 @@ export class ReplyRenderer {
   private readonly writer: MessageWriter;
   /** Delivery ledger row per message part. */
   private readonly deliveries = new Map<number, Promise<number | undefined>>();
+  /** Parts whose ledger row carries the platform message id. */
+  private readonly identified = new Set<number>();
   private firstSent = false;
 
   constructor(private readonly o: ReplyRendererOptions) {
@@ -91,32 +94,43 @@ export class ReplyRenderer {
   }
 
   private onWriterEvent(e: WriterEvent): void {
-    if (e.type === 'sent' && e.messageId !== undefined && !this.deliveries.has(e.part)) {
-      if (!this.firstSent) {
-        this.firstSent = true;
-        this.o.onFirstSend?.();
-      }
-      const messageId = e.messageId;
-      this.deliveries.set(
-        e.part,
-        this.o.store
-          .createDelivery({
-            platform: this.o.adapter.platform,
-            chat: bindingKey(this.o.thread),
-            purpose: 'live',
-            session_id: this.o.sessionId,
-            task_id: this.o.taskId,
-            platform_message_id: messageId,
-            state: 'sent',
-          })
-          .then((row) => row.id)
-          .catch((err) => {
-            this.o.logger.warn({ err }, 'delivery ledger write failed');
-            return undefined;
-          }),
-      );
-    } else if (e.type === 'failed') {
+    if (e.type === 'failed') {
       this.o.logger.warn({ op: e.op, part: e.part, error: e.error.message, sessionId: this.o.sessionId }, 'platform call failed');
+      return;
     }
+    if (e.type !== 'sent') return;
+    if (e.messageId !== undefined && !this.firstSent) {
+      this.firstSent = true;
+      this.o.onFirstSend?.();
+    }
+    // A part is in the ledger from its first showing, a draft preview included (no message id yet, so
+    // 'pending'): a crash while only a draft shows must still leave a reply for the next start to find.
+    const row = this.deliveries.get(e.part);
+    if (!row) {
+      this.deliveries.set(e.part, this.ledger(() => this.o.store.createDelivery({
+        platform: this.o.adapter.platform,
+        chat: bindingKey(this.o.thread),
+        purpose: 'live',
+        session_id: this.o.sessionId,
+        task_id: this.o.taskId,
+        platform_message_id: e.messageId ?? null,
+        state: e.messageId !== undefined ? 'sent' : 'pending',
+      })));
+      if (e.messageId !== undefined) this.identified.add(e.part);
+    } else if (e.messageId !== undefined && e.op !== 'delete' && !this.identified.has(e.part)) {
+      this.identified.add(e.part);
+      const messageId = e.messageId;
+      this.deliveries.set(e.part, row.then((id) => (id === undefined ? undefined : this.ledger(() => this.o.store.markDeliverySent(id, messageId)))));
+    }
+  }
+
+  private ledger(write: () => Promise<{ id: number } | undefined>): Promise<number | undefined> {
+    return write().then(
+      (r) => r?.id,
+      (err: unknown) => {
+        this.o.logger.warn({ err }, 'delivery ledger write failed');
+        return undefined;
+      },
+    );
   }
 }
