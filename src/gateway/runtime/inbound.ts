@@ -90,12 +90,9 @@ export class GatewayInbound {
       return;
     }
     // The first outbound call: show we are on it before anything slow (session resume, downloads).
-    if (adapter.typing) {
-      adapter.typing(msg.thread).then(
-        () => this.o.metrics?.firstOutbound(platform, this.o.clock.now() - received),
-        () => undefined,
-      );
-    }
+    void this.o.manager.showTyping(adapter, msg.thread).then((shown) => {
+      if (shown) this.o.metrics?.firstOutbound(platform, this.o.clock.now() - received);
+    });
     await this.o.manager.handleMessage(conv, msg);
   }
 
@@ -121,7 +118,7 @@ export class GatewayInbound {
         return;
       }
       await action.answer();
-      const r = await this.o.broker.decide(a.approvalId, a.verb, actor, 'chat', action.user.name ? `@${action.user.name}` : actor);
+      const r = await this.o.broker.decide(a.approvalId, a.verb, actor, 'chat', action.user.name ?? actor);
       if (!r.ok && r.code !== 'already_decided') this.o.logger.info({ approval: a.approvalId, code: r.code }, 'approval click had no effect');
       return;
     }

@@ -437,20 +437,30 @@ export class SessionManager {
     if (title) await this.o.store.updateSession(entry.session.id, { title }).catch(() => undefined);
   }
 
+  /**
+   * "typing…" is best-effort: it draws on the shared rate budget like any call, but only when a token is
+   * free now, so it never delays replies nor eats into a chat's retry_after pause.
+   */
+  async showTyping(adapter: ChannelAdapter, thread: ThreadRef): Promise<boolean> {
+    if (!adapter.typing) return false;
+    const grant = await this.o.governor.acquire(adapter.rateScopes(thread, 'typing'), { priority: 'live', maxWaitMs: 0 });
+    if (!grant.granted) return false;
+    await adapter.typing(thread).catch(() => undefined);
+    return true;
+  }
+
+  /** Renews "typing…" every `renewMs` while a Task runs (0 = never renewed). */
   private startTyping(entry: Entry, renewMs: number, alreadySent: boolean): { stop(): void } {
-    const adapter = entry.adapter;
-    if (!adapter.typing) return { stop: () => undefined };
+    if (!entry.adapter.typing) return { stop: () => undefined };
     let timer: TimerHandle | undefined;
     let stopped = false;
-    // The config (with per-platform defaults) decides; an adapter's own value is only a fallback.
-    const every = renewMs > 0 ? renewMs : adapter.typingRenewMs ?? 4000;
     const tick = () => {
       if (stopped) return;
-      adapter.typing!(entry.thread).catch(() => undefined);
-      timer = this.o.clock.setTimeout(tick, every);
+      void this.showTyping(entry.adapter, entry.thread);
+      if (renewMs > 0) timer = this.o.clock.setTimeout(tick, renewMs);
     };
-    if (alreadySent) timer = this.o.clock.setTimeout(tick, every);
-    else tick();
+    if (!alreadySent) tick();
+    else if (renewMs > 0) timer = this.o.clock.setTimeout(tick, renewMs);
     return {
       stop: () => {
         stopped = true;
@@ -458,6 +468,7 @@ export class SessionManager {
       },
     };
   }
+
 }
 
 export type { ApprovalMode };
