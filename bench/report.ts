@@ -1,0 +1,262 @@
+/**
+ * Renders benchmark results as the Markdown report the README quotes: a header (date, machine, Node, which
+ * platform path was used) and one table row per measurement with its setup, result, the goal from
+ * gateway.md §11 and a verdict (✅ meets, ❌ misses, — no goal, ⛔ blocked, ⚠️ failed to run). Row names are
+ * stable; sizes live in the Setup column so quick and full runs print the same rows.
+ */
+import type { EngineBenchResult } from './engine-overhead';
+import type { ColdStartResult, SessionsResult } from './footprint';
+import type { MachineInfo } from './harness/machine';
+import type { PlatformName } from './harness/rig';
+import { round, type Summary } from './harness/stats';
+import type { OverheadResult } from './overhead';
+import type { ScaleResult } from './scale';
+import type { StreamingChatResult, StreamingResult } from './streaming';
+import type { TraceThroughputResult } from './trace-throughput';
+
+export type Verdict = 'pass' | 'fail' | 'info' | 'blocked' | 'error';
+
+export interface Row {
+  area: string;
+  name: string;
+  setup: string;
+  result: string;
+  goal: string;
+  verdict: Verdict;
+}
+
+export interface SectionIssue {
+  section: string;
+  /** 'blocked': could not be measured as specified (e.g. the Telegram adapter is not wired yet). */
+  kind: 'blocked' | 'error';
+  message: string;
+}
+
+export interface BenchResults {
+  machine: MachineInfo;
+  quick: boolean;
+  /** The chat platform the platform-facing measurements used. */
+  platform: PlatformName;
+  telegramWired: boolean;
+  seconds: number;
+  coldStart?: ColdStartResult;
+  overhead?: OverheadResult;
+  streaming?: StreamingResult;
+  scale: ScaleResult[];
+  /** Planned tier sizes (for blocked rows). */
+  scaleTiers: number[];
+  dms: ScaleResult[];
+  /** The same DMs on chats whose sessions already exist. */
+  dmsWarm: ScaleResult[];
+  dmChats: number;
+  sessionsOpen?: SessionsResult;
+  sessionsExchange?: SessionsResult;
+  engine?: EngineBenchResult;
+  trace?: TraceThroughputResult;
+  issues: SectionIssue[];
+}
+
+const KIND_NAME: Record<string, string> = { post: 'sends', edit: 'edits', draft: 'drafts', typing: 'typing', other: 'other calls' };
+
+const VERDICT: Record<Verdict, string> = { pass: '✅', fail: '❌', info: '—', blocked: '⛔ blocked', error: '⚠️ failed' };
+
+const ms = (n: number): string => (!Number.isFinite(n) ? 'n/a' : n >= 10_000 ? `${fmtInt(n / 1000)} s` : n >= 1000 ? `${round(n / 1000, 2)} s` : n >= 100 ? `${fmtInt(n)} ms` : `${round(n, 1)} ms`);
+const mb = (bytes: number): string => (Number.isFinite(bytes) ? `${fmtInt(bytes / 2 ** 20)} MB` : 'n/a');
+const kb = (bytes: number): string => (Number.isFinite(bytes) ? `${fmtInt(bytes / 1024)} KB` : 'n/a');
+const fmtInt = (n: number): string => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a');
+const count = (n: number, noun: string): string => `${fmtInt(n)} ${noun}${n === 1 ? '' : 's'}`;
+const med = (s: Summary): string => `median ${ms(s.median)} · p99 ${ms(s.p99)}`;
+const check = (ok: boolean): Verdict => (ok ? 'pass' : 'fail');
+const platformLabel = (p: PlatformName): string => (p === 'telegram' ? 'Telegram (fake Bot API)' : 'web playground');
+
+/** The row of a measurement that did not run: the reason is listed once under the table. */
+function issueRow(r: BenchResults, section: string, area: string, name: string, goal: string): Row | undefined {
+  const issue = r.issues.find((i) => i.section === section);
+  if (!issue) return undefined;
+  return { area, name, setup: '', result: issue.kind === 'blocked' ? `not measured: see ${section} below` : issue.message, goal, verdict: issue.kind };
+}
+
+function overheadRows(r: BenchResults): Row[] {
+  const names = ['inbound → first outbound call', 'inbound → complete reply (instant model)', 'model done → complete reply (instant model)'];
+  const goals = ['≤ 20 ms median', '—', '≤ 0.6 s median (DM)'];
+  const o = r.overhead;
+  if (!o) return names.map((n, i) => issueRow(r, 'overhead', 'Overhead', n, goals[i])).filter((x): x is Row => !!x);
+  const setup = `${o.completed}/${o.messages} msgs, one at a time, ${platformLabel(o.platform)}`;
+  return [
+    { area: 'Overhead', name: names[0], setup, result: `${med(o.firstOutbound)} (first call: ${o.firstOutboundKind})`, goal: goals[0], verdict: check(o.firstOutbound.median <= 20) },
+    { area: 'Overhead', name: names[1], setup, result: med(o.toComplete), goal: goals[1], verdict: 'info' },
+    { area: 'Overhead', name: names[2], setup, result: med(o.modelDoneToComplete), goal: goals[2], verdict: check(o.modelDoneToComplete.median <= 600) },
+  ];
+}
+
+function streamingRows(r: BenchResults): Row[] {
+  const kinds: StreamingChatResult['chat'][] = ['dm', 'group'];
+  const rows: Row[] = [];
+  for (const chat of kinds) {
+    const label = chat === 'dm' ? 'DM' : 'group';
+    const names = [`stream: platform calls (${label})`, `stream: token → visible (${label})`, `stream: model done → complete (${label})`];
+    const c = r.streaming?.chats.find((x) => x.chat === chat);
+    if (!r.streaming || !c) {
+      for (const n of names) {
+        const row = issueRow(r, 'streaming', 'Streaming', n, '≤ interval + 50 ms');
+        if (row) rows.push(row);
+      }
+      continue;
+    }
+    const s = r.streaming;
+    const setup = `${fmtInt(c.tokens)} tokens @ ${s.tokensPerSecond} tok/s (${round(c.streamMs / 1000, 1)} s), ${platformLabel(s.platform)}; floor ${fmtInt(c.intervalMs)} ms`;
+    const k = c.calls;
+    const parts = [k.draft && count(k.draft, 'draft'), k.post && count(k.post, 'send'), k.edit && count(k.edit, 'edit')].filter(Boolean).join(' + ');
+    rows.push({
+      area: 'Streaming', name: names[0], setup,
+      result: `${c.contentCalls} (${parts || 'none'}) + ${k.typing} typing; one per interval would be ${c.liveAtFloor} in the reply's ${ms(c.replyMs)}; ${c.rateLimited} × 429`,
+      goal: '0 × 429',
+      verdict: check(c.rateLimited === 0),
+    });
+    const missing = c.tokensMissing ? `; ${c.tokensMissing} tokens never shown` : '';
+    rows.push({ area: 'Streaming', name: names[1], setup, result: `${med(c.tokenDelay)} · max ${ms(c.tokenDelay.max)}${missing}`, goal: `p99 ≤ ${fmtInt(c.intervalMs + 50)} ms`, verdict: check(c.tokenDelay.p99 <= c.intervalMs + 50 && c.tokensMissing === 0) });
+    rows.push({ area: 'Streaming', name: names[2], setup, result: c.completed ? ms(c.modelDoneToComplete) : 'did not complete', goal: `≤ ${fmtInt(c.intervalMs + 50)} ms`, verdict: check(c.completed && c.modelDoneToComplete <= c.intervalMs + 50) });
+  }
+  return rows;
+}
+
+function scaleRows(r: BenchResults): Row[] {
+  const rows: Row[] = [];
+  r.scaleTiers.forEach((chats) => {
+    const s = r.scale.find((x) => x.chats === chats);
+    const name = (what: string) => `scale (${fmtInt(chats)} chats): ${what}`;
+    const whats = ['429s received', 'platform calls', 'gateway max RSS', 'gateway CPU seconds', 'p99 added latency'];
+    if (!s) {
+      for (const w of whats) {
+        const row = issueRow(r, `scale-${chats}`, 'Scale', name(w), w === '429s received' ? '0' : '—');
+        if (row) rows.push(row);
+      }
+      return;
+    }
+    const setup = `${fmtInt(s.chats)} DMs at once × ${s.tokens} tokens @ ${s.tokensPerSecond} tok/s, ${platformLabel(s.platform)}; ${fmtInt(s.completed)}/${fmtInt(s.chats)} complete in ${round(s.wallSeconds, 1)} s`;
+    const k = s.callsByKind;
+    const floor = s.platform === 'telegram' ? `; floor for the last final: ${round(s.chats / 30, 1)} s at 30 msg/s per bot` : '';
+    const by = Object.entries(s.rateLimitedByKind).filter(([, n]) => n > 0).map(([kind, n]) => `${n} on ${KIND_NAME[kind] ?? kind}`).join(', ');
+    rows.push({ area: 'Scale', name: name(whats[0]), setup, result: `${fmtInt(s.rateLimited)}${by ? ` (${by})` : ''}`, goal: '0', verdict: check(s.rateLimited === 0 && s.completed === s.chats) });
+    rows.push({ area: 'Scale', name: name(whats[1]), setup, result: `${fmtInt(s.calls)} (${count(k.post, 'send')}, ${count(k.edit, 'edit')}, ${count(k.draft, 'draft')}, ${fmtInt(k.typing)} typing)`, goal: '—', verdict: 'info' });
+    rows.push({ area: 'Scale', name: name(whats[2]), setup, result: `${mb(s.peakRssBytes)} (${mb(s.startRssBytes)} before)`, goal: '—', verdict: 'info' });
+    rows.push({ area: 'Scale', name: name(whats[3]), setup, result: `${round(s.cpuSeconds, 1)} s in ${round(s.wallSeconds, 1)} s wall`, goal: '—', verdict: 'info' });
+    rows.push({ area: 'Scale', name: name(whats[4]), setup, result: `${med(s.addedLatency)} (first call p99 ${ms(s.firstOutbound.p99)}, inbound → model request median ${ms(s.toModelRequest.median)})${floor}`, goal: '—', verdict: 'info' });
+  });
+  return rows;
+}
+
+const medianOf = (runs: ScaleResult[], f: (s: ScaleResult) => number): number => {
+  const xs = runs.map(f).sort((a, b) => a - b);
+  const m = Math.floor(xs.length / 2);
+  return xs.length === 0 ? NaN : xs.length % 2 ? xs[m] : (xs[m - 1] + xs[m]) / 2;
+};
+
+function replyRow(r: BenchResults, runs: ScaleResult[], section: string, name: string): Row | undefined {
+  const goal = '≤ +10 %';
+  if (runs.length === 0) return issueRow(r, section, 'Scale', name, goal);
+  const reply = medianOf(runs, (s) => s.replyTime.median);
+  const model = medianOf(runs, (s) => s.modelTime.median);
+  const toModel = medianOf(runs, (s) => s.toModelRequest.median);
+  const added = medianOf(runs, (s) => s.addedLatency.median);
+  const extra = (reply / model - 1) * 100;
+  const d0 = runs[0];
+  const setup = `${d0.chats} DMs at once × ${d0.tokens} tokens in ${round(model / 1000, 2)} s, ${d0.warm ? 'sessions already open' : 'first message of each chat'}, ${platformLabel(d0.platform)}, median of ${runs.length} runs`;
+  return {
+    area: 'Scale', name, setup,
+    result: `${ms(reply)} vs ${ms(model)} (${extra >= 0 ? '+' : ''}${round(extra, 1)} %; inbound → model request ${ms(toModel)}, model done → complete text ${ms(added)})`,
+    goal, verdict: check(extra <= 10),
+  };
+}
+
+function dmRows(r: BenchResults): Row[] {
+  const n = r.dmChats;
+  const rows = [
+    replyRow(r, r.dms, 'dms', `${n} DMs: median reply vs model stream`),
+    replyRow(r, r.dmsWarm, 'dms-warm', `${n} DMs, existing sessions: median reply vs model stream`),
+  ];
+  const peakName = `${n} DMs: peak RSS`;
+  if (r.dms.length === 0) rows.push(issueRow(r, 'dms', 'Scale', peakName, '≤ 150 MB'));
+  else {
+    const peak = medianOf(r.dms, (s) => s.peakRssBytes);
+    rows.push({ area: 'Scale', name: peakName, setup: `the first-message runs above (fresh process each)`, result: mb(peak), goal: '≤ 150 MB', verdict: check(peak <= 150 * 2 ** 20) });
+  }
+  return rows.filter((x): x is Row => !!x);
+}
+
+function footprintRows(r: BenchResults): Row[] {
+  const rows: Row[] = [];
+  const c = r.coldStart;
+  if (c) {
+    const setup = `median of ${c.runs} fresh processes; adapters: ${c.telegramConnected ? 'Telegram (fake Bot API) + web playground' : 'web playground'}`;
+    rows.push({ area: 'Footprint', name: 'cold start → ready', setup, result: `${ms(c.medianReadyMs)}, fastest ${ms(c.minReadyMs)} (spawn → /readyz green)`, goal: '≤ 0.8 s', verdict: check(c.medianReadyMs <= 800) });
+    rows.push({ area: 'Footprint', name: 'idle RSS after start', setup, result: mb(c.medianIdleRssBytes), goal: '≤ 90 MB', verdict: check(c.medianIdleRssBytes <= 90 * 2 ** 20) });
+  } else {
+    for (const [n, g] of [['cold start → ready', '≤ 0.8 s'], ['idle RSS after start', '≤ 90 MB']]) {
+      const row = issueRow(r, 'cold-start', 'Footprint', n, g);
+      if (row) rows.push(row);
+    }
+  }
+  const sessRow = (s: SessionsResult | undefined, section: string, name: string, how: string) => {
+    if (!s) {
+      const row = issueRow(r, section, 'Footprint', name, '≤ 20 KB');
+      if (row) rows.push(row);
+      return;
+    }
+    const setup = `${fmtInt(s.created)} web conversations ${how}, all idle in memory; created at ${fmtInt(s.created / s.seconds)}/s (${round((s.cpuSeconds * 1000) / s.created, 1)} ms gateway CPU each)`;
+    rows.push({ area: 'Footprint', name, setup, result: `${kb(s.rssPerSessionBytes)} RSS (${mb(s.rssBeforeBytes)} → ${mb(s.rssAfterBytes)}); heap in use ${kb(s.heapPerSessionBytes)}`, goal: '≤ 20 KB', verdict: check(s.rssPerSessionBytes <= 20 * 1024) });
+  };
+  sessRow(r.sessionsOpen, 'sessions-open', 'RSS per idle session (opened, no Task)', 'opened by `/mode read-only`');
+  sessRow(r.sessionsExchange, 'sessions-exchange', 'RSS per idle session (after one exchange)', 'with one message + reply each');
+  const e = r.engine;
+  if (e) {
+    rows.push({ area: 'Footprint', name: 'resume of a 10,000-message trace', setup: `${fmtInt(e.traceRecords)} records, read + replay, median`, result: `${ms(e.resumeMs)} (replay ${ms(e.replayMs)})`, goal: '≤ 200 ms', verdict: check(e.resumeMs <= 200) });
+  } else {
+    const row = issueRow(r, 'engine', 'Footprint', 'resume of a 10,000-message trace', '≤ 200 ms');
+    if (row) rows.push(row);
+  }
+  return rows;
+}
+
+function coreRows(r: BenchResults): Row[] {
+  const rows: Row[] = [];
+  const e = r.engine;
+  if (e) rows.push({ area: 'Core', name: 'engine overhead per message', setup: `${fmtInt(e.messages)}-message Task, ${e.turns} turns, median`, result: `${round(e.overheadUsPerMessage, 1)} µs traced · ${round(e.overheadNoTraceUsPerMessage, 1)} µs untraced`, goal: '—', verdict: 'info' });
+  else {
+    const row = issueRow(r, 'engine', 'Core', 'engine overhead per message', '—');
+    if (row) rows.push(row);
+  }
+  const t = r.trace;
+  if (t) rows.push({ area: 'Core', name: 'trace write throughput', setup: `${fmtInt(t.records)} records (${mb(t.bytes)}), TraceWriter, median`, result: `${fmtInt(t.burstRecordsPerSec)} rec/s (${round(t.burstMBPerSec, 1)} MB/s) queued · ${fmtInt(t.awaitedRecordsPerSec)} rec/s (${round(t.awaitedMBPerSec, 1)} MB/s) awaited one by one`, goal: '—', verdict: 'info' });
+  else {
+    const row = issueRow(r, 'trace', 'Core', 'trace write throughput', '—');
+    if (row) rows.push(row);
+  }
+  return rows;
+}
+
+export function reportRows(r: BenchResults): Row[] {
+  return [...overheadRows(r), ...streamingRows(r), ...scaleRows(r), ...dmRows(r), ...footprintRows(r), ...coreRows(r)];
+}
+
+const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+
+export function renderReport(r: BenchResults): string {
+  const m = r.machine;
+  const lines = [
+    `### penguin-gateway benchmark${r.quick ? ' (quick)' : ''}`,
+    '',
+    `- Date: ${m.date} · duration ${Math.round(r.seconds)} s`,
+    `- Machine: ${m.cpu} · ${m.cores} cores · ${m.ramGiB} GiB RAM · ${m.os} · load average ${m.loadAvg1m} at start`,
+    `- Node: ${m.node}`,
+    `- Platform path: ${r.platform === 'telegram' ? 'fake Telegram Bot API on 127.0.0.1 enforcing 1 msg/s per chat and 30 msg/s per bot (429 + retry_after)' : 'web playground (the Telegram adapter is not wired into this build, so Telegram measurements are marked blocked)'}; fake OpenAI-compatible model streaming on 127.0.0.1`,
+    '- The gateway is the built CLI (`node dist/src/gateway/cli.js start`) in a fresh process and temp home per scenario, measured from outside',
+    '',
+    '| Area | Measurement | Setup | Result | Goal (gateway.md §11) | Verdict |',
+    '|---|---|---|---|---|---|',
+  ];
+  for (const row of reportRows(r)) lines.push(`| ${row.area} | ${cell(row.name)} | ${cell(row.setup)} | ${cell(row.result)} | ${cell(row.goal)} | ${VERDICT[row.verdict]} |`);
+  const notes = r.issues.map((i) => `- ${i.kind === 'blocked' ? '⛔' : '⚠️'} ${i.section}: ${i.message}`);
+  if (notes.length) lines.push('', ...notes);
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,166 @@
+/**
+ * `npm run bench` (after tsc): runs every benchmark in order against the built gateway and prints the
+ * Markdown report on stdout (progress goes to stderr). `--quick` runs a reduced set in well under 30 s;
+ * `--platform=web|telegram` skips the detection of the Telegram adapter; `--json` appends the raw results.
+ * `runBench()` is the same in-process (the smoke test uses it). Every scenario is bounded by counts and
+ * deadlines, uses 127.0.0.1 only, and child processes and temp dirs are cleaned up even when one fails.
+ */
+import { runEngineBench } from './engine-overhead';
+import { runColdStart, runSessions } from './footprint';
+import { cleanupAll, installExitHooks } from './harness/cleanup';
+import { machineInfo } from './harness/machine';
+import { now } from './harness/replies';
+import type { PlatformName } from './harness/rig';
+import { runOverhead } from './overhead';
+import { renderReport, type BenchResults, type SectionIssue } from './report';
+import { runScale } from './scale';
+import { runStreaming } from './streaming';
+import { runTraceThroughput } from './trace-throughput';
+
+export interface BenchOptions {
+  quick?: boolean;
+  /** Force a platform path; default: Telegram when the built gateway runs it, else the web playground. */
+  platform?: PlatformName;
+  /** Progress lines (default: none). */
+  log?: (line: string) => void;
+}
+
+/** Sizes of each scenario: the full run (the published numbers) and the quick smoke run. */
+export const PLAN = {
+  full: {
+    coldStart: { runs: 7, idleMs: 1000 },
+    overhead: { messages: 200, chats: 20 },
+    streaming: { tokensPerSecond: 50, seconds: 20 },
+    scale: { tiers: [100, 1000], tokens: 100, tokensPerSecond: 20 },
+    dms: { chats: 20, tokens: 300, tokensPerSecond: 300 / 3.07, runs: 3, warmSettleMs: 2500 },
+    sessionsOpen: { sessions: 10_000, warm: 100, concurrency: 16, settleMs: 2000 },
+    sessionsExchange: { sessions: 1000, warm: 50, concurrency: 16, settleMs: 2000 },
+    engine: { messages: 10_000, traceRecords: 10_000, runs: 5 },
+    trace: { records: 10_000, runs: 3 },
+  },
+  quick: {
+    coldStart: { runs: 1, idleMs: 300 },
+    overhead: { messages: 10, chats: 5 },
+    streaming: { tokensPerSecond: 50, seconds: 2 },
+    scale: { tiers: [5, 15], tokens: 10, tokensPerSecond: 20 },
+    dms: { chats: 5, tokens: 50, tokensPerSecond: 100, runs: 1, warmSettleMs: 500 },
+    sessionsOpen: { sessions: 50, warm: 5, concurrency: 8, settleMs: 200 },
+    sessionsExchange: { sessions: 15, warm: 5, concurrency: 8, settleMs: 200 },
+    engine: { messages: 1000, traceRecords: 1000, runs: 1 },
+    trace: { records: 2000, runs: 1 },
+  },
+};
+
+export async function runBench(opts: BenchOptions = {}): Promise<{ results: BenchResults; markdown: string }> {
+  const log = opts.log ?? (() => undefined);
+  const plan = opts.quick ? PLAN.quick : PLAN.full;
+  const t0 = now();
+  const issues: SectionIssue[] = [];
+  const results: BenchResults = {
+    machine: machineInfo(),
+    quick: !!opts.quick,
+    platform: 'web',
+    telegramWired: false,
+    seconds: 0,
+    scale: [],
+    scaleTiers: plan.scale.tiers,
+    dms: [],
+    dmsWarm: [],
+    dmChats: plan.dms.chats,
+    issues,
+  };
+  const section = async (name: string, run: () => Promise<void>) => {
+    const s0 = now();
+    log(`bench: ${name}…`);
+    try {
+      await run();
+      log(`bench: ${name} done in ${((now() - s0) / 1000).toFixed(1)} s`);
+    } catch (err) {
+      const message = (err as Error).message.split('\n')[0];
+      issues.push({ section: name, kind: 'error', message });
+      log(`bench: ${name} failed: ${(err as Error).stack ?? message}`);
+      await cleanupAll();
+    }
+  };
+  try {
+    // Cold starts run with the fake Telegram configured; the first one also tells whether this build wires it.
+    await section('cold-start', async () => {
+      results.coldStart = await runColdStart({ platform: opts.platform ?? 'telegram', ...plan.coldStart });
+      results.telegramWired = results.coldStart.telegramConnected;
+    });
+    results.platform = opts.platform ?? (results.telegramWired ? 'telegram' : 'web');
+    const platform = results.platform;
+    const telegram = platform === 'telegram';
+    const blocked = (name: string, what: string) => issues.push({ section: name, kind: 'blocked', message: `${what} needs the Telegram adapter, which this build does not wire into the gateway` });
+
+    await section('overhead', async () => {
+      results.overhead = await runOverhead({ platform, ...plan.overhead });
+    });
+    await section('streaming', async () => {
+      results.streaming = await runStreaming({ platform, ...plan.streaming });
+    });
+    for (const chats of plan.scale.tiers) {
+      if (!telegram) {
+        blocked(`scale-${chats}`, `${chats} concurrent chats against Telegram's real limits`);
+        continue;
+      }
+      await section(`scale-${chats}`, async () => {
+        results.scale.push(await runScale({ platform, chats, tokens: plan.scale.tokens, tokensPerSecond: plan.scale.tokensPerSecond }));
+      });
+    }
+    await section('dms', async () => {
+      for (let i = 0; i < plan.dms.runs; i++) results.dms.push(await runScale({ platform, ...plan.dms }));
+    });
+    await section('dms-warm', async () => {
+      for (let i = 0; i < plan.dms.runs; i++) results.dmsWarm.push(await runScale({ platform, ...plan.dms, warm: true }));
+    });
+    await section('sessions-open', async () => {
+      results.sessionsOpen = await runSessions({ mode: 'open', ...plan.sessionsOpen });
+    });
+    await section('sessions-exchange', async () => {
+      results.sessionsExchange = await runSessions({ mode: 'exchange', ...plan.sessionsExchange });
+    });
+    await section('engine', async () => {
+      results.engine = await runEngineBench(plan.engine);
+    });
+    await section('trace', async () => {
+      results.trace = await runTraceThroughput(plan.trace);
+    });
+  } finally {
+    await cleanupAll();
+  }
+  results.seconds = (now() - t0) / 1000;
+  return { results, markdown: renderReport(results) };
+}
+
+function parseArgs(argv: string[]): BenchOptions & { json: boolean } {
+  const out: BenchOptions & { json: boolean } = { json: false };
+  for (const a of argv) {
+    if (a === '--quick') out.quick = true;
+    else if (a === '--json') out.json = true;
+    else if (a === '--platform=web' || a === '--platform=telegram') out.platform = a.slice('--platform='.length) as PlatformName;
+    else throw new Error(`unknown argument ${JSON.stringify(a)} (expected --quick, --json, --platform=web|telegram)`);
+  }
+  return out;
+}
+
+export async function main(argv: string[] = process.argv.slice(2)): Promise<number> {
+  const args = parseArgs(argv);
+  installExitHooks();
+  const { results, markdown } = await runBench({ ...args, log: (l) => process.stderr.write(`${l}\n`) });
+  process.stdout.write(markdown);
+  if (args.json) process.stdout.write(`\n\`\`\`json\n${JSON.stringify(results, null, 2)}\n\`\`\`\n`);
+  return results.issues.some((i) => i.kind === 'error') ? 1 : 0;
+}
+
+if (require.main === module) {
+  main().then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err: unknown) => {
+      process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+      process.exitCode = 2;
+    },
+  );
+}
