@@ -84,8 +84,24 @@ export class ReplyRenderer {
       if (id === undefined || (opts.interrupted && result.ok)) continue;
       await this.o.store.setDeliveryState(id, result.ok ? 'finalized' : 'failed').catch((e) => this.o.logger.warn({ err: e }, 'delivery ledger update failed'));
     }
-    if (!result.ok) this.o.logger.warn({ err: result.error, sessionId: this.o.sessionId }, 'live reply could not be completed');
+    await this.notePlatformProblem(result);
     return result;
+  }
+
+  /**
+   * A problem only the operator (or the user) can fix — the bot blocked or kicked, missing permissions, a
+   * rejected token — is logged as an error and marked on the session; a reply that gets through clears it.
+   */
+  private async notePlatformProblem(result: WriterResult): Promise<void> {
+    const err = result.ok ? undefined : result.error;
+    const c = err?.classification;
+    if (!result.ok && c?.kind !== 'surface') {
+      this.o.logger.warn({ err: err?.message, sessionId: this.o.sessionId }, 'live reply could not be completed');
+      return;
+    }
+    const problem = c?.kind === 'surface' ? `${c.reason}: ${err!.message}` : null;
+    if (problem) this.o.logger.error({ platform: this.o.adapter.platform, sessionId: this.o.sessionId, problem }, 'the platform refused this conversation; the operator must act');
+    await this.o.store.updateSession(this.o.sessionId, { platform_problem: problem }).catch((e: unknown) => this.o.logger.warn({ err: e }, 'session update failed'));
   }
 
   /** Stop without a final edit (gateway shutting down after the final was attempted). */

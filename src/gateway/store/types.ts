@@ -21,6 +21,8 @@ export interface SessionRow {
   title: string | null;
   status: SessionStatus;
   approval_mode: ApprovalModeValue;
+  /** The last problem the platform reported that the gateway cannot fix (blocked, permissions, auth); null once a reply gets through. */
+  platform_problem: string | null;
   created_at: number;
   updated_at: number;
   last_active_at: number;
@@ -45,7 +47,7 @@ export interface NewSession {
   created_at?: number;
 }
 
-export type SessionPatch = Partial<Pick<SessionRow, 'route' | 'platform' | 'binding_key' | 'title' | 'status' | 'approval_mode' | 'last_active_at'>>;
+export type SessionPatch = Partial<Pick<SessionRow, 'route' | 'platform' | 'binding_key' | 'title' | 'status' | 'approval_mode' | 'last_active_at' | 'platform_problem'>>;
 
 /** What a trace says about a session; the gateway's own columns (route, title, mode…) are kept on update. */
 export interface TracedSession {

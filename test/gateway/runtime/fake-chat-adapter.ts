@@ -25,6 +25,8 @@ export class FakeChatAdapter implements ChannelAdapter {
   readonly reactions: { messageId: string; emoji: string }[] = [];
   readonly typings: string[] = [];
   private seq = 0;
+  /** When set, every post and edit fails with this error (e.g. the user blocked the bot). */
+  failWith?: PlatformError;
 
   async start(h: InboundHandler): Promise<void> {
     this.handler = h;
@@ -33,11 +35,13 @@ export class FakeChatAdapter implements ChannelAdapter {
     this.handler = undefined;
   }
   async post(thread: ThreadRef, content: OutboundContent): Promise<MessageRef> {
+    if (this.failWith) throw this.failWith;
     const id = String(++this.seq);
     this.posted.push({ id, chat: bindingKey(thread), content, edits: 0 });
     return { thread, messageId: id };
   }
   async edit(ref: MessageRef, content: OutboundContent): Promise<void> {
+    if (this.failWith) throw this.failWith;
     const p = this.posted.find((x) => x.id === ref.messageId);
     if (!p) throw new PlatformError('telegram', { kind: 'degrade', reason: 'gone' }, 'message to edit not found');
     p.content = content;

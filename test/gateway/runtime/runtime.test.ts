@@ -6,6 +6,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PlatformError } from '../../../src/adapters/contract/errors';
 import { openSqliteStore } from '../../../src/gateway/store';
 import { FakeOpenAIServer, stream, textChunks, finishChunk, usageChunk, turn, turnChunks } from '../../fakes/openai-server';
 import { FakeChatAdapter } from './fake-chat-adapter';
@@ -182,6 +183,21 @@ describe('inbound', () => {
     await chat.inject(chat.dm({ id: '42' }, 'hi', 'q1'));
     await h.waitFor('final', () => chat.textsIn('42').find((t) => t.includes('quick') && t.includes('done')));
     expect(chat.typings).toEqual(['telegram:42:-']);
+  });
+
+  it('marks the session when the platform refuses the conversation (bot blocked), and clears it once a reply gets through', async () => {
+    const chat = new FakeChatAdapter();
+    h = await startHarness({ extra: () => [{ adapter: chat }], env: { PENGUIN_ALLOW_USERS: 'telegram:42' } });
+    chat.failWith = new PlatformError('telegram', { kind: 'surface', reason: 'blocked' }, 'Forbidden: bot was blocked by the user');
+    h.model.enqueue(turn({ text: 'you will not see this' }));
+    await chat.inject(chat.dm({ id: '42' }, 'hello', 'b1'));
+    const marked = await h.waitFor('session marked', async () => (await h!.gateway.store.listSessions({}))[0]?.platform_problem ?? undefined);
+    expect(marked).toBe('blocked: Forbidden: bot was blocked by the user');
+    chat.failWith = undefined;
+    h.model.enqueue(turn({ text: 'welcome back' }));
+    await chat.inject(chat.dm({ id: '42' }, 'unblocked', 'b2'));
+    await h.waitFor('reply', () => chat.textsIn('42').find((t) => t.includes('welcome back') && t.includes('done')));
+    await h.waitFor('cleared', async () => (await h!.gateway.store.listSessions({}))[0].platform_problem === null);
   });
 
   it('acts once on a redelivered event', async () => {

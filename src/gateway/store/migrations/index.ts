@@ -1,6 +1,7 @@
 /** Every migration in order. A new schema version is a new module appended here, never an edit of an old one. */
 import { initial } from './001-initial';
+import { platformProblem } from './002-platform-problem';
 import type { Migration } from './types';
 
-export const MIGRATIONS: readonly Migration[] = [initial];
+export const MIGRATIONS: readonly Migration[] = [initial, platformProblem];
 export type { Migration } from './types';

@@ -6,7 +6,7 @@
 import type { NewSession, SessionFilter, SessionPatch, SessionRow, SessionStore, TracedSession } from '../types';
 import { clampLimit, where, type Sql } from './sql';
 
-const PATCHABLE = ['route', 'platform', 'binding_key', 'title', 'status', 'approval_mode', 'last_active_at'] as const;
+const PATCHABLE = ['route', 'platform', 'binding_key', 'title', 'status', 'approval_mode', 'last_active_at', 'platform_problem'] as const;
 
 export function sessionMethods(q: Sql): SessionStore {
   const get = (id: string) => q.get<SessionRow>('SELECT * FROM sessions WHERE session_id = ?', id);
