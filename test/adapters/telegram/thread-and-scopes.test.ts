@@ -35,9 +35,9 @@ describe('Telegram targets', () => {
 });
 
 describe('telegramRateScopes', () => {
-  it('draws DM sends on the account and the chat (1/s, burst 3)', () => {
+  it('draws DM sends on the account (10% under Telegram\'s 30/s) and the chat (1/s, burst 3)', () => {
     expect(telegramRateScopes('777', telegramThread(42), 'post')).toEqual([
-      { key: 'telegram:777:bot', limit: { count: 30, perMs: 1000, burst: 30 }, level: 'account' },
+      { key: 'telegram:777:bot', limit: { count: 27, perMs: 1000, burst: 27 }, level: 'account' },
       { key: 'telegram:777:chat:42', limit: { count: 1, perMs: 1000, burst: 3 }, level: 'chat' },
     ]);
   });
