@@ -2,6 +2,7 @@
  * Small async primitives the Environment builds on: an unbounded FIFO whose `next()` can be raced
  * without losing items, an abortable sleep and a "wait for change" latch. None of them reject.
  */
+import { systemClock } from '../engine/clock';
 
 /** FIFO with one consumer. `next()` returns the same pending promise until an item arrives. */
 export class AsyncQueue<T> {
@@ -28,19 +29,8 @@ export class AsyncQueue<T> {
   }
 }
 
-/** Resolves after `ms` or as soon as `signal` aborts (whichever first). */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, Math.max(0, ms));
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}
+/** Resolves after `ms` or as soon as `signal` aborts (whichever first): the engine clock's sleep. */
+export const sleep = (ms: number, signal?: AbortSignal): Promise<void> => systemClock.sleep(ms, signal);
 
 /**
  * A level-triggered "something changed" latch: `wait()` resolves on the next `notify()`,
