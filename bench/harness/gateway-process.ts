@@ -1,20 +1,18 @@
 /**
  * The gateway as a black box: `node dist/src/gateway/cli.js start` on a fresh temp PENGUIN_HOME, driven only
  * through the public environment contract (random port, open DM policy, the bench model as its OpenAI
- * endpoint, optionally a fake Telegram). `startGateway` resolves once /readyz is green and reports how long
- * that took from spawn; `stop()` sends SIGTERM (SIGKILL after a deadline) and removes the temp dir.
+ * endpoint, optionally a fake Telegram), spawned by the e2e suite's `spawnGateway`. `startGateway` resolves
+ * once /readyz is green and reports how long that took from spawn; `stop()` sends SIGTERM (SIGKILL after a
+ * deadline) and removes the temp dir.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { removeDir, trackChild, trackDir } from './cleanup';
+import { assertGatewayBuilt, spawnGateway, type GatewayProcess as SpawnedGateway } from '../../test/e2e/gateway-process';
 import { PeakWatcher, sampleProcess, type ProcSample } from './proc';
 
-/** The built CLI, from dist/bench/harness (npm run bench) or from bench/harness (tests run the sources). */
-export const CLI = [resolve(__dirname, '../../src/gateway/cli.js'), resolve(__dirname, '../../dist/src/gateway/cli.js')].find((p) => existsSync(p)) ?? resolve(__dirname, '../../dist/src/gateway/cli.js');
 export const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 
 export interface GatewayStartOptions {
@@ -45,12 +43,10 @@ export interface GatewayProcess {
 const delay = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
 
 export async function startGateway(o: GatewayStartOptions): Promise<GatewayProcess> {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
+  assertGatewayBuilt();
   const home = await mkdtemp(join(tmpdir(), 'pg-bench-gw-'));
   trackDir(home);
   const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: home,
     PENGUIN_HOME: join(home, 'data'),
     PENGUIN_GATEWAY_HOST: '127.0.0.1',
     PENGUIN_GATEWAY_PORT: '0',
@@ -64,58 +60,38 @@ export async function startGateway(o: GatewayStartOptions): Promise<GatewayProce
     env.TELEGRAM_BOT_TOKEN = o.telegram.token;
     env.TELEGRAM_API_ROOT = o.telegram.apiRoot;
   }
-  const t0 = performance.now();
   const nodeArgs = o.nodeArgs ?? (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, CLI, 'start'], { env, cwd: home, stdio: ['ignore', 'pipe', 'pipe'] });
+  const readyTimeoutMs = o.readyTimeoutMs ?? 30_000;
+  let gw: SpawnedGateway;
+  try {
+    gw = await spawnGateway({ dir: home, env, nodeArgs, startTimeoutMs: readyTimeoutMs });
+  } catch (err) {
+    await removeDir(home).catch(() => undefined);
+    throw err;
+  }
+  const child = gw.child;
   trackChild(child);
-  let tail = '';
-  let wake: (() => void) | undefined;
-  const keep = (d: Buffer) => {
-    tail = (tail + d.toString('utf8')).slice(-8_000);
-    wake?.();
-  };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-
   const peak = new PeakWatcher(child.pid ?? -1, 200);
   const stop = async (): Promise<void> => {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGTERM');
-      const code = await Promise.race([exited, delay(15_000).then(() => 'timeout' as const)]);
-      if (code === 'timeout') {
-        child.kill('SIGKILL');
-        await Promise.race([exited, delay(5_000)]);
-      }
+      const code = await Promise.race([gw.exited, delay(15_000).then(() => 'timeout' as const)]);
+      if (code === 'timeout') await Promise.race([gw.crash(), delay(5_000)]);
     }
     peak.stop();
     await removeDir(home).catch(() => undefined);
   };
 
-  const deadline = t0 + (o.readyTimeoutMs ?? 30_000);
-  let url: string | undefined;
-  let listeningMs = NaN;
+  // "listening" is printed before adapters connect; readiness is /readyz green, timed from the same spawn.
+  const deadline = performance.now() + readyTimeoutMs - gw.listeningMs;
+  const readyFrom = performance.now() - gw.listeningMs;
   let readyMs = NaN;
   try {
-    if (child.pid === undefined) throw new Error('the gateway could not be spawned');
-    // "listening" is printed before adapters connect; readiness is /readyz green.
-    for (let i = 0; i < 100_000 && !url; i++) {
-      const m = /listening on (http:\/\/\S+)/.exec(tail);
-      if (m) {
-        url = m[1];
-        listeningMs = performance.now() - t0;
-        break;
-      }
-      if (child.exitCode !== null) throw new Error(`the gateway exited with ${child.exitCode}`);
-      if (performance.now() > deadline) throw new Error('the gateway did not print its address in time');
-      await Promise.race([new Promise<void>((r) => (wake = r)), delay(50)]);
-      wake = undefined;
-    }
     for (let i = 0; i < 100_000; i++) {
-      const res = await fetch(`${url}/readyz`).catch(() => undefined);
+      const res = await fetch(`${gw.url}/readyz`).catch(() => undefined);
       if (res) await res.arrayBuffer().catch(() => undefined);
       if (res?.status === 200) {
-        readyMs = performance.now() - t0;
+        readyMs = performance.now() - readyFrom;
         break;
       }
       if (child.exitCode !== null) throw new Error(`the gateway exited with ${child.exitCode}`);
@@ -124,23 +100,23 @@ export async function startGateway(o: GatewayStartOptions): Promise<GatewayProce
     }
   } catch (err) {
     await stop();
-    throw new Error(`${(err as Error).message}; gateway output:\n${tail}`);
+    throw new Error(`${(err as Error).message}; gateway output:\n${gw.output().slice(-8_000)}`);
   }
   peak.start();
   const pid = child.pid!;
   return {
-    url: url!,
+    url: gw.url,
     pid,
     home,
-    listeningMs,
+    listeningMs: gw.listeningMs,
     readyMs,
     peak,
     sample: async () => {
       const s = await sampleProcess(pid);
-      if (!s) throw new Error(`could not read the resource use of the gateway (pid ${pid}); output:\n${tail}`);
+      if (!s) throw new Error(`could not read the resource use of the gateway (pid ${pid}); output:\n${gw.output().slice(-8_000)}`);
       return s;
     },
-    output: () => tail,
+    output: () => gw.output().slice(-8_000),
     stop,
   };
 }

@@ -1,15 +1,21 @@
 /**
- * The real gateway as a child process for end-to-end tests: `node dist/src/gateway/cli.js start` with only
- * the environment a test gives it (plus PATH, and HOME pointed at the test's temp dir), cwd in that dir so no
- * repository config is picked up. `spawnGateway` resolves once stdout says `listening on <url>` and rejects
- * with the output if the process exits or stays silent first. Each child leads its own process group, so
- * `killAllGateways()` (call it in afterEach) SIGKILLs it with anything it spawned, and waits for the exit.
+ * The real gateway as a child process, for end-to-end tests and the benchmarks: `node dist/src/gateway/cli.js
+ * start` with only the environment the caller gives it (plus PATH, and HOME pointed at the caller's temp dir),
+ * cwd in that dir so no repository config is picked up. `spawnGateway` resolves once stdout says
+ * `listening on <url>` and rejects with the output if the process exits or stays silent first. Each child
+ * leads its own process group, so `killAllGateways()` (call it in afterEach) SIGKILLs it with anything it
+ * spawned, and waits for the exit.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
 
-export const GATEWAY_CLI = resolve(__dirname, '../../dist/src/gateway/cli.js');
+/** The built CLI, whether this file runs from test/e2e (jest) or from dist/test/e2e (the compiled benchmarks). */
+export const GATEWAY_CLI = [resolve(__dirname, '../../src/gateway/cli.js'), resolve(__dirname, '../../dist/src/gateway/cli.js')].find((p) => existsSync(p))
+  ?? resolve(__dirname, '../../dist/src/gateway/cli.js');
+/** Output kept for error messages; long benchmark runs must not grow it without bound. */
+const OUTPUT_LIMIT = 256 * 1024;
 
 /** Throws unless the CLI has been built (`npm test` builds it in pretest). */
 export function assertGatewayBuilt(): void {
@@ -20,7 +26,9 @@ export interface GatewayProcess {
   /** The listener's base URL, e.g. http://127.0.0.1:40123. */
   readonly url: string;
   readonly child: ChildProcess;
-  /** Everything the process wrote to stdout and stderr so far. */
+  /** Spawn → the "listening" line, ms. */
+  readonly listeningMs: number;
+  /** What the process wrote to stdout and stderr so far (the last 256 KiB). */
   output(): string;
   /** Settles with the exit code (null when a signal ended it). */
   readonly exited: Promise<number | null>;
@@ -36,6 +44,8 @@ export interface SpawnGatewayOptions {
   /** The child's environment on top of PATH and HOME. */
   env: Record<string, string>;
   startTimeoutMs?: number;
+  /** Node flags placed before the CLI (e.g. `--cpu-prof`). */
+  nodeArgs?: string[];
 }
 
 const live = new Set<ChildProcess>();
@@ -56,11 +66,16 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 
 export function spawnGateway(o: SpawnGatewayOptions): Promise<GatewayProcess> {
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: o.dir, ...o.env };
-  const child = spawn(process.execPath, [GATEWAY_CLI, 'start'], { env, cwd: o.dir, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [...(o.nodeArgs ?? []), GATEWAY_CLI, 'start'], { env, cwd: o.dir, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   live.add(child);
   let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
+  const keep = (d: Buffer) => {
+    out += d.toString('utf8');
+    if (out.length > OUTPUT_LIMIT) out = out.slice(-OUTPUT_LIMIT);
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
   const exited = exitOf(child);
   void exited.then(() => live.delete(child));
   return new Promise((resolveStart, reject) => {
@@ -76,6 +91,7 @@ export function spawnGateway(o: SpawnGatewayOptions): Promise<GatewayProcess> {
       resolveStart({
         url: m[1],
         child,
+        listeningMs: performance.now() - t0,
         output: () => out,
         exited,
         stop: () => {
