@@ -10,6 +10,12 @@ export type { ToolDefinition } from './omnimessage/types';
 
 export type ToolCallMessage = MessageOf<'tool_call'>;
 export type ToolPermission = 'r' | 'rw';
+/**
+ * Where a tool call's paths lie relative to its Session's confinement: `inside` (workspace, scratchpad…),
+ * `outside` (elsewhere: never decided by the approval mode alone) or `forbidden` (the host's data root:
+ * the tool refuses whatever the approval says).
+ */
+export type ToolReach = 'inside' | 'outside' | 'forbidden';
 export type ThinkingLevel = 'none' | 'low' | 'medium' | 'high' | 'xhigh' | 'max';
 export const THINKING_LEVELS: readonly ThinkingLevel[] = ['none', 'low', 'medium', 'high', 'xhigh', 'max'];
 /** Levels a user or `run_subagent` may pick (never `none`). */
@@ -133,6 +139,8 @@ export interface ToolExecutionContext {
   env: Record<string, string>;
   approve?: ApproveFn;
   services: EnvironmentServices;
+  /** Where an absolute path lies (always `inside` without a confinement); file tools refuse `forbidden` paths. */
+  reach(absPath: string): Promise<ToolReach>;
   /** Pass a child session's (origin-tagged) message straight through to the stream. */
   forward(msg: OmniMessage): void;
 }
@@ -169,6 +177,8 @@ export interface EnvironmentInterface {
   /** Yields partials then exactly one complete `tool_call_output`; origin-tagged child messages pass through. */
   executeTool(request: ToolExecutionRequest): AsyncGenerator<OmniMessage>;
   toolPermission(name: string): ToolPermission | undefined;
+  /** Where the call's path arguments lie (absent = everything is `inside`). */
+  toolReach?(toolCall: ToolCallMessage): Promise<ToolReach>;
   /** MCP connect events to stream and trace once, on the first run (empty when no MCP servers). */
   connect?(signal?: AbortSignal): AsyncGenerator<OmniMessage>;
   /** Subscribe to background completions; returns the unsubscribe function. */
@@ -212,7 +222,28 @@ export interface EnvironmentConfig {
   vault?: Record<string, string>;
   /** Whether the session model takes images (picks read_image vs describe_image). */
   vision?: boolean;
+  /** Where tools may reach without an extra approval, and what they may never touch; absent = unconfined. */
+  confinement?: ToolConfinement;
+  /** How shell commands are isolated; absent = they run directly on the host. */
+  sandbox?: CommandSandbox;
 }
+
+export interface ToolConfinement {
+  /** Directories a tool may use freely: the workspace, the session scratchpad, parts of the agent state. */
+  roots: string[];
+  /** Directories no tool may read or write (the host's data root), except where a deeper `roots` entry lies. */
+  forbidden: string[];
+}
+
+/**
+ * Shell commands run under bubblewrap: the system directories read-only, `writable` bound read-write,
+ * `readonly` bound read-only, `hidden` covered by an empty tmpfs (where they lie under a bound path),
+ * nothing else of the host visible; network namespace shared or not. `refuse` = a sandbox was required
+ * but cannot run here: every command fails with `reason` instead of running unconfined.
+ */
+export type CommandSandbox =
+  | { kind: 'bubblewrap'; binary: string; network: boolean; writable: string[]; readonly: string[]; hidden: string[] }
+  | { kind: 'refuse'; reason: string };
 
 // ---------------------------------------------------------------- the human
 export interface RunOptions {

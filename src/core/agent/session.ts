@@ -5,7 +5,7 @@
  * besides input validation). Inputs are checked at this boundary; everything after is a message stream.
  */
 import { parseOmniMessage } from '../omnimessage/guards';
-import type { BackgroundNotice, EnvironmentInterface, ModelFactory, RunOptions, ToolPermission } from '../interfaces';
+import type { BackgroundNotice, EnvironmentInterface, ModelFactory, RunOptions, ToolCallMessage, ToolPermission, ToolReach } from '../interfaces';
 import type { OmniMessage, SessionMetaMessage, TokenCounts } from '../omnimessage/types';
 import type { ContextEngine, EngineStatus } from '../engine/context-engine';
 import type { Compactability } from '../engine/compaction';
@@ -72,6 +72,11 @@ export class Session {
   /** A tool's permission (`r` / `rw`), undefined for unknown tools: what approval modes like read-only decide on. */
   toolPermission(name: string): ToolPermission | undefined {
     return this.environment.toolPermission(name);
+  }
+
+  /** Where a tool call's paths lie relative to the Session's confinement: `outside` is never decided by a mode alone. */
+  toolReach(call: ToolCallMessage): Promise<ToolReach> {
+    return this.environment.toolReach?.(call) ?? Promise.resolve('inside');
   }
 
   get status(): EngineStatus {

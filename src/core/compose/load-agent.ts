@@ -7,7 +7,8 @@
 import { createAgent, type Agent } from '../agent';
 import type { AgentOptions, ModelDescriptor } from '../agent/options';
 import { Environment } from '../environment';
-import type { ToolDefinitionConfig, VisionDescriberService } from '../interfaces';
+import type { CommandSandbox, ToolConfinement, ToolDefinitionConfig, VisionDescriberService } from '../interfaces';
+import type { SubprocessEnvPolicy } from '../environment/subprocess-env';
 import { bareGenerate, createModelFactory } from '../llm';
 import { loadAgentState, sessionModelSettings, type AgentState, type LoadAgentStateOptions, type ResolvedModel, type StateFileError } from '../state';
 import type { Clock } from '../engine/clock';
@@ -19,6 +20,19 @@ export interface LoadAgentOptions extends LoadAgentStateOptions {
   onTraceError?: (err: Error, sessionId: string) => void;
   /** Where Environment configuration warnings go (skipped tools, failed MCP servers). */
   warn?: (message: string) => void;
+  /** How far tools reach (a host's isolation policy); absent = PenguinHarness's: host env, no confinement, no sandbox. */
+  isolation?: ToolIsolation;
+}
+
+/**
+ * A host's tool isolation (gateway.md §6): the env policy, the data root no tool may touch (the session's
+ * workspace, scratchpad and the agent's memory, skills and schedules stay reachable), and how commands
+ * run (bubblewrap binds are completed per session: workspace and scratchpad writable, skills read-only).
+ */
+export interface ToolIsolation {
+  envPolicy: SubprocessEnvPolicy;
+  dataRoot?: string;
+  sandbox?: { kind: 'bubblewrap'; binary: string; network: boolean; readonly: string[] } | { kind: 'refuse'; reason: string };
 }
 
 export type LoadAgentResult = { ok: true; agent: Agent; state: AgentState } | { ok: false; errors: StateFileError[] };
@@ -85,6 +99,14 @@ export async function loadAgent(opts: LoadAgentOptions = {}): Promise<LoadAgentR
       });
     },
     environment: (ctx) => {
+      const iso = opts.isolation;
+      const p = state.paths;
+      const confinement: ToolConfinement | undefined = iso?.dataRoot
+        ? { roots: [ctx.workspace, ctx.scratchpadDir, p.memoryDir, p.skillsDir, p.scheduleDir], forbidden: [iso.dataRoot] }
+        : undefined;
+      const sandbox: CommandSandbox | undefined = iso?.sandbox?.kind === 'bubblewrap'
+        ? { ...iso.sandbox, writable: [ctx.workspace, ctx.scratchpadDir], readonly: [p.skillsDir, ...iso.sandbox.readonly], hidden: iso.dataRoot ? [iso.dataRoot] : [] }
+        : iso?.sandbox;
       const customTools: ToolDefinitionConfig[] = ctx.isSubagent
         ? state.toolConfig.customTools.filter((t) => !SUBAGENT_TOOLS.has(t.name))
         : state.toolConfig.customTools;
@@ -96,8 +118,10 @@ export async function loadAgent(opts: LoadAgentOptions = {}): Promise<LoadAgentR
           services: { subagentRunner: ctx.subagentRunner, visionDescriber: vision },
           vault: { ...state.vault },
           vision: ctx.model.vision ?? true,
+          ...(confinement ? { confinement } : {}),
+          ...(sandbox ? { sandbox } : {}),
         },
-        { hostEnv: env as NodeJS.ProcessEnv, warn: opts.warn },
+        { hostEnv: env as NodeJS.ProcessEnv, warn: opts.warn, ...(iso ? { envPolicy: iso.envPolicy } : {}) },
       );
     },
     systemPrompt: (ctx) => state.systemPrompt({ sessionId: ctx.sessionId, workspaceDir: ctx.workspace, provider: ctx.model.provider, modelId: ctx.model.modelId }),

@@ -8,23 +8,27 @@ import * as b from '../omnimessage/builders';
 import type { OmniMessage } from '../omnimessage/types';
 import type {
   BackgroundCommandInfo, BackgroundNotice, BuiltinTool, EnvironmentConfig, EnvironmentInterface,
-  ToolDefinition, ToolExecutionRequest, ToolPermission,
+  ToolCallMessage, ToolDefinition, ToolExecutionRequest, ToolPermission, ToolReach,
 } from '../interfaces';
 import { parseArguments, validateArguments } from './arguments';
 import { assembleBuiltins, type AssembledTool } from './assembly';
 import { errorMessage } from './async-utils';
 import { INTERRUPTED_NOTE, runWithCloseOut, toolErrorNote } from './close-out';
+import { PathConfinement } from './confinement';
 import { DEFAULT_MAX_OUTPUT_LENGTH, DEFAULT_TOOL_TIMEOUT_MS } from './limits';
 import { McpManager } from './mcp/manager';
 import { NoticeHub } from './notice-hub';
 import { ToolOutputFrame } from './output-frame';
-import { buildSubprocessEnv } from './subprocess-env';
+import { buildSubprocessEnv, INHERIT_HOST_ENV, type SubprocessEnvPolicy } from './subprocess-env';
+import { callReach } from './tool-reach';
 import { CommandSessionManager } from './tools/command-sessions';
 import { SubagentManager } from './tools/subagent-manager';
 
 export interface EnvironmentOptions {
   /** Host environment the subprocess env is derived from (default `process.env`); `PENGUIN_SHELL` picks the shell. */
   hostEnv?: NodeJS.ProcessEnv;
+  /** Which host variables tool processes and MCP servers inherit (default: all but the server's own). */
+  envPolicy?: SubprocessEnvPolicy;
   /** Where configuration warnings go (skipped tools, failed MCP servers). Default: `process.emitWarning`. */
   warn?: (message: string) => void;
   /** Clock for idle bookkeeping (TTL sweeps); default `Date.now`. */
@@ -40,17 +44,20 @@ export class Environment implements EnvironmentInterface {
   private readonly mcp: McpManager;
   private readonly notices = new NoticeHub();
   private readonly env: Record<string, string>;
+  private readonly confinement?: PathConfinement;
   private connectEventsSent = false;
   private disposing: Promise<void> | null = null;
 
   constructor(private readonly config: EnvironmentConfig, private readonly options: EnvironmentOptions = {}) {
     const hostEnv = options.hostEnv ?? process.env;
     const warn = options.warn ?? ((m: string) => process.emitWarning(m, 'PenguinEnvironmentWarning'));
-    this.env = buildSubprocessEnv(hostEnv, config.vault ?? {});
-    this.commands = new CommandSessionManager({ shell: hostEnv.PENGUIN_SHELL || 'bash', notify: this.notices.emit, now: options.now });
+    const envPolicy = options.envPolicy ?? INHERIT_HOST_ENV;
+    this.env = buildSubprocessEnv(hostEnv, config.vault ?? {}, envPolicy, config.workspaceDir);
+    if (config.confinement) this.confinement = new PathConfinement(config.confinement);
+    this.commands = new CommandSessionManager({ shell: hostEnv.PENGUIN_SHELL || 'bash', notify: this.notices.emit, now: options.now, sandbox: config.sandbox });
     this.subagents = new SubagentManager({ runner: config.services?.subagentRunner, notify: this.notices.emit, now: options.now });
     this.builtins = assembleBuiltins(config.toolConfig.customTools, config.vision ?? true, { commands: this.commands, subagents: this.subagents }, warn);
-    this.mcp = new McpManager(config.toolConfig.mcpServers, { workspaceDir: config.workspaceDir, hostEnv, warn });
+    this.mcp = new McpManager(config.toolConfig.mcpServers, { workspaceDir: config.workspaceDir, hostEnv, envPolicy, warn });
   }
 
   async listTools(): Promise<ToolDefinition[]> {
@@ -77,6 +84,13 @@ export class Environment implements EnvironmentInterface {
     if (builtin) return builtin.tool.definition.permission ?? 'rw';
     return this.mcp.listTools().find((t) => t.definition.name === name)?.definition.permission;
   }
+
+  toolReach(toolCall: ToolCallMessage): Promise<ToolReach> {
+    if (!this.confinement || !this.builtins.has(toolCall.payload.name)) return Promise.resolve('inside');
+    return callReach(toolCall, this.confinement, this.config.workspaceDir, this.env);
+  }
+
+  private readonly reach = (absPath: string): Promise<ToolReach> => this.confinement?.reach(absPath) ?? Promise.resolve('inside');
 
   async *executeTool(request: ToolExecutionRequest): AsyncGenerator<OmniMessage> {
     const { name, arguments: argText, tool_call_id: id } = request.toolCall.payload;
@@ -118,6 +132,7 @@ export class Environment implements EnvironmentInterface {
           env: { ...this.env },
           approve: request.approve,
           services: this.config.services ?? {},
+          reach: this.reach,
         },
       });
       for await (const m of stream) {

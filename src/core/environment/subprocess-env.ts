@@ -1,8 +1,11 @@
 /**
- * Environment variables for tool subprocesses (engine.md §4.5): the host env minus the server's own
- * variables, then the Vault on top, then the forced non-interactive settings. MCP stdio servers get the
- * same minus the Vault (`buildMcpServerEnv`), plus their configured `env`.
+ * Environment variables for tool subprocesses (engine.md §4.5). Two policies: `inherit` (PenguinHarness's:
+ * the host env minus the server's own variables) and `allowlist` (the gateway's: only the variables a shell
+ * needs, a HOME inside the workspace and the operator's named pass-throughs, so no credential of the host
+ * process can reach a tool). Either way the Vault goes on top, then the forced non-interactive settings.
+ * MCP stdio servers get the same base minus the Vault, plus their configured `env`.
  */
+import * as path from 'node:path';
 
 /** Host variables a tool process must not inherit. */
 export const DROPPED_HOST_VARIABLES = [
@@ -20,6 +23,28 @@ export const FORCED_VARIABLES: Readonly<Record<string, string>> = {
   GIT_PAGER: 'cat',
 };
 
+/** What a shell and common tools need and that never holds a secret: search path, locale, time zone, identity, CA bundles. */
+export const ALLOWLISTED_VARIABLES = [
+  'PATH', 'LANG', 'LANGUAGE', 'TZ', 'USER', 'LOGNAME', 'SHELL', 'TMPDIR',
+  'SSL_CERT_FILE', 'SSL_CERT_DIR', 'NODE_EXTRA_CA_CERTS', 'REQUESTS_CA_BUNDLE', 'CURL_CA_BUNDLE',
+] as const;
+
+/** Locale categories (`LC_ALL`, `LC_CTYPE`, …) pass too. */
+const LOCALE_VARIABLE = /^LC_[A-Z_]+$/;
+
+/** The HOME a tool sees under the allowlist policy: a directory of the workspace, so `~` never means the gateway's home. */
+export const toolHomeDir = (workspaceDir: string) => path.join(workspaceDir, '.home');
+
+export type SubprocessEnvPolicy =
+  | { mode: 'inherit' }
+  | {
+    mode: 'allowlist';
+    /** Extra host variable names the operator passes on purpose (e.g. HTTPS_PROXY). */
+    passthrough?: readonly string[];
+  };
+
+export const INHERIT_HOST_ENV: SubprocessEnvPolicy = { mode: 'inherit' };
+
 function sanitizedHost(hostEnv: NodeJS.ProcessEnv): Record<string, string> {
   const dropped = new Set<string>(DROPPED_HOST_VARIABLES);
   const env: Record<string, string> = {};
@@ -27,10 +52,34 @@ function sanitizedHost(hostEnv: NodeJS.ProcessEnv): Record<string, string> {
   return env;
 }
 
-export function buildSubprocessEnv(hostEnv: NodeJS.ProcessEnv, vault: Record<string, string> = {}): Record<string, string> {
-  return { ...sanitizedHost(hostEnv), ...vault, ...FORCED_VARIABLES };
+function allowlistedHost(hostEnv: NodeJS.ProcessEnv, workspaceDir: string, passthrough: readonly string[]): Record<string, string> {
+  const named = new Set<string>([...ALLOWLISTED_VARIABLES, ...passthrough]);
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(hostEnv)) if (v !== undefined && (named.has(k) || LOCALE_VARIABLE.test(k))) env[k] = v;
+  env.HOME = toolHomeDir(workspaceDir);
+  if (!env.PATH) env.PATH = '/usr/local/bin:/usr/bin:/bin';
+  return env;
 }
 
-export function buildMcpServerEnv(hostEnv: NodeJS.ProcessEnv, serverEnv: Record<string, string> = {}): Record<string, string> {
-  return { ...sanitizedHost(hostEnv), ...FORCED_VARIABLES, ...serverEnv };
+/** The base every subprocess of a Session starts from, before the Vault and the forced variables. */
+export function hostBaseEnv(hostEnv: NodeJS.ProcessEnv, policy: SubprocessEnvPolicy, workspaceDir: string): Record<string, string> {
+  return policy.mode === 'allowlist' ? allowlistedHost(hostEnv, workspaceDir, policy.passthrough ?? []) : sanitizedHost(hostEnv);
+}
+
+export function buildSubprocessEnv(
+  hostEnv: NodeJS.ProcessEnv,
+  vault: Record<string, string> = {},
+  policy: SubprocessEnvPolicy = INHERIT_HOST_ENV,
+  workspaceDir = process.cwd(),
+): Record<string, string> {
+  return { ...hostBaseEnv(hostEnv, policy, workspaceDir), ...vault, ...FORCED_VARIABLES };
+}
+
+export function buildMcpServerEnv(
+  hostEnv: NodeJS.ProcessEnv,
+  serverEnv: Record<string, string> = {},
+  policy: SubprocessEnvPolicy = INHERIT_HOST_ENV,
+  workspaceDir = process.cwd(),
+): Record<string, string> {
+  return { ...hostBaseEnv(hostEnv, policy, workspaceDir), ...FORCED_VARIABLES, ...serverEnv };
 }

@@ -125,8 +125,9 @@ export class TraceWriter {
   private async handle(): Promise<FileHandle> {
     if (this.fh) return this.fh;
     const p = this.path;
-    await mkdir(dirname(p), { recursive: true });
-    const fh = await open(p, 'a+');
+    // Traces hold everything tools printed (vault values included): only their owner may read them.
+    await mkdir(dirname(p), { recursive: true, mode: 0o700 });
+    const fh = await open(p, 'a+', 0o600);
     if (this.healedPath !== p) {
       await healTornTail(fh);
       this.healedPath = p;

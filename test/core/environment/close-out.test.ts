@@ -27,7 +27,7 @@ async function run(body: Body, o: Partial<Omit<CloseOutOptions, 'frame'>> & { ma
     timeoutMs: o.timeoutMs ?? 0,
     signal: o.signal,
     abortGraceMs: o.abortGraceMs ?? 2000,
-    context: { toolCallId: 'id1', workspaceDir: '/tmp', env: {}, services: {} },
+    context: { toolCallId: 'id1', workspaceDir: '/tmp', env: {}, services: {}, reach: async () => 'inside' as const },
   });
   for await (const m of gen) msgs.push(m);
   assertStreamDiscipline(msgs);
@@ -218,7 +218,7 @@ test('a consumer that stops early aborts the tool', async () => {
     signal = ctx.signal;
     yield 'first';
     await waitAbort(ctx.signal);
-  }), {}, { frame, timeoutMs: 0, context: { toolCallId: 'id2', workspaceDir: '/tmp', env: {}, services: {} } });
+  }), {}, { frame, timeoutMs: 0, context: { toolCallId: 'id2', workspaceDir: '/tmp', env: {}, services: {}, reach: async () => 'inside' as const } });
   await gen.next();
   await gen.return(undefined);
   expect(signal?.aborted).toBe(true);

@@ -9,8 +9,9 @@ import * as path from 'node:path';
 import * as b from '../../../src/core/omnimessage/builders';
 import type { MessageOf, OmniMessage } from '../../../src/core/omnimessage/types';
 import type {
-  EnvironmentInterface, EnvironmentServices, MCPServerConfig, ToolDefinitionConfig, ToolExecutionRequest,
+  CommandSandbox, EnvironmentInterface, EnvironmentServices, MCPServerConfig, ToolConfinement, ToolDefinitionConfig, ToolExecutionRequest,
 } from '../../../src/core/interfaces';
+import type { SubprocessEnvPolicy } from '../../../src/core/environment/subprocess-env';
 import { Environment } from '../../../src/core/environment';
 import { DEFAULT_BUILTIN_TOOLS } from '../../../src/core/environment/default-tools';
 import { assertStreamDiscipline } from '../../helpers/stream-discipline';
@@ -103,11 +104,16 @@ export function makeEnv(
     services?: EnvironmentServices;
     hostEnv?: NodeJS.ProcessEnv;
     warn?: (m: string) => void;
-    scratchpad?: boolean;
+    scratchpad?: boolean | string;
+    workspace?: string;
+    confinement?: (dirs: { workspace: string; scratchpad?: string }) => ToolConfinement;
+    sandbox?: (dirs: { workspace: string; scratchpad?: string }) => CommandSandbox;
+    envPolicy?: SubprocessEnvPolicy;
   } = {},
 ) {
-  const workspace = tempDir('penv-ws-');
-  const scratchpad = o.scratchpad === false ? undefined : tempDir('penv-scratch-');
+  const workspace = o.workspace ?? tempDir('penv-ws-');
+  const scratchpad = o.scratchpad === false ? undefined : typeof o.scratchpad === 'string' ? o.scratchpad : tempDir('penv-scratch-');
+  const dirs = { workspace, scratchpad };
   const env = new Environment(
     {
       workspaceDir: workspace,
@@ -116,8 +122,10 @@ export function makeEnv(
       vault: o.vault,
       vision: o.vision,
       services: o.services,
+      ...(o.confinement ? { confinement: o.confinement(dirs) } : {}),
+      ...(o.sandbox ? { sandbox: o.sandbox(dirs) } : {}),
     },
-    { hostEnv: o.hostEnv ?? fastHostEnv(), warn: o.warn ?? (() => undefined) },
+    { hostEnv: o.hostEnv ?? fastHostEnv(), warn: o.warn ?? (() => undefined), ...(o.envPolicy ? { envPolicy: o.envPolicy } : {}) },
   );
   return { env, workspace, scratchpad };
 }

@@ -2,7 +2,7 @@
  * Connects one MCP server with the official SDK client (stdio / streamable HTTP / SSE) and lists its
  * tools, within `connectTimeoutMs` and the caller's abort signal; a failure closes whatever was started
  * and rejects with a message that includes the tail of a stdio server's stderr. Stdio servers get the
- * sanitized host env plus their own `env`, never the Vault, and run in `cwd` (default: the Workspace).
+ * host env (by the Session's env policy) plus their own `env`, never the Vault, and run in `cwd` (default: the Workspace).
  */
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../async-utils';
-import { buildMcpServerEnv } from '../subprocess-env';
+import { buildMcpServerEnv, type SubprocessEnvPolicy } from '../subprocess-env';
 import type { McpServerSpec } from './config';
 
 const CLIENT_INFO = { name: 'penguin-gateway', version: '0.1.0' };
@@ -29,6 +29,7 @@ export interface McpConnection {
 export interface ConnectContext {
   workspaceDir: string;
   hostEnv: NodeJS.ProcessEnv;
+  envPolicy?: SubprocessEnvPolicy;
   signal?: AbortSignal;
 }
 
@@ -37,7 +38,7 @@ function makeTransport(spec: McpServerSpec, c: ConnectContext, stderr: { text: s
     const t = new StdioClientTransport({
       command: spec.command,
       args: spec.args,
-      env: buildMcpServerEnv(c.hostEnv, spec.env),
+      env: buildMcpServerEnv(c.hostEnv, spec.env, c.envPolicy, c.workspaceDir),
       cwd: spec.cwd ? path.resolve(c.workspaceDir, spec.cwd) : c.workspaceDir,
       stderr: 'pipe',
     });

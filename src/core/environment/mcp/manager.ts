@@ -8,6 +8,7 @@ import type { McpServerConnectResult, McpConnectStatus } from '../../omnimessage
 import type { BuiltinTool, MCPServerConfig, ToolDefinitionConfig, ToolPermission, ToolResult } from '../../interfaces';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../async-utils';
+import type { SubprocessEnvPolicy } from '../subprocess-env';
 import { parseServerConfig, type McpServerSpec, type SpecResult } from './config';
 import { connectServer, NO_TIMEOUT_MS, type McpConnection } from './connection';
 import { convertCallResult } from './result';
@@ -16,6 +17,7 @@ import { mcpToolName, nameProblem } from './tool-names';
 export interface McpManagerOptions {
   workspaceDir: string;
   hostEnv: NodeJS.ProcessEnv;
+  envPolicy?: SubprocessEnvPolicy;
   warn: (message: string) => void;
 }
 
@@ -89,7 +91,7 @@ export class McpManager {
         }
         const started = Date.now();
         try {
-          const conn = await connectServer(s.spec, { workspaceDir: this.o.workspaceDir, hostEnv: this.o.hostEnv, signal });
+          const conn = await connectServer(s.spec, { workspaceDir: this.o.workspaceDir, hostEnv: this.o.hostEnv, envPolicy: this.o.envPolicy, signal });
           opened.push({ spec: s.spec, conn });
           return { server: s.spec.name, transport: s.spec.transport, status: 'completed', duration_ms: Date.now() - started, tools: conn.tools.length };
         } catch (err) {

@@ -1,7 +1,7 @@
 /**
- * One managed shell command (engine.md §4.4): `<shell> -lc <cmd>` as the leader of its own process group,
- * stdout+stderr merged into an unread buffer capped at 1 MiB (oldest text dropped and counted), stdin kept
- * open for `input_command`. `finished` settles once the leader exited and its pipes drained (or a short
+ * One managed shell command (engine.md §4.4): `<shell> -lc <cmd>` (inside the Session's sandbox, when it
+ * has one) as the leader of its own process group, stdout+stderr merged into an unread buffer capped at
+ * 1 MiB (oldest text dropped and counted), stdin kept open for `input_command`. `finished` settles once the leader exited and its pipes drained (or a short
  * grace passed, since a background grandchild may hold them open forever).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -9,6 +9,8 @@ import { randomBytes } from 'node:crypto';
 import { StringDecoder } from 'node:string_decoder';
 import { ChangeLatch, sleep } from '../async-utils';
 import { REPORT_DETAIL_CHARS, UNREAD_BUFFER_CHARS, tail } from '../limits';
+import type { CommandSandbox } from '../../interfaces';
+import { launchCommand } from '../sandbox';
 import { groupAlive, signalGroup } from './process-group';
 
 export interface ExitInfo {
@@ -25,6 +27,8 @@ export interface CommandSpawnOptions {
   /** Report completion through the manager's notice sink. */
   background: boolean;
   now: () => number;
+  /** Run under this sandbox (a `refuse` sandbox makes the constructor throw). */
+  sandbox?: CommandSandbox;
 }
 
 /** How long to wait for the pipes after the leader exits before treating the output as complete. */
@@ -71,7 +75,8 @@ export class CommandSession {
     this.now = o.now;
     this.startedAt = o.now();
     this.lastActivity = this.startedAt;
-    this.child = spawn(o.shell, ['-lc', o.cmd], { cwd: o.cwd, env: o.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    const launch = launchCommand(o.sandbox, o.shell, o.cmd, o.cwd);
+    this.child = spawn(launch.file, launch.args, { cwd: o.cwd, env: o.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
     this.pid = this.child.pid ?? null;
     this.finished = new Promise<ExitInfo>((resolve) => {
       let settled = false;

@@ -4,12 +4,14 @@
  * swept, `run_in_background` completions are reported through the notice sink (kills never report), and
  * `disposeAll` kills every process group.
  */
-import type { BackgroundCommandInfo, BackgroundNotice } from '../../interfaces';
+import type { BackgroundCommandInfo, BackgroundNotice, CommandSandbox } from '../../interfaces';
 import { BACKGROUND_IDLE_TTL_MS, KILL_GRACE_MS, MAX_COMMAND_SESSIONS, REPORT_DETAIL_CHARS, label, tail } from '../limits';
 import { CommandSession, exitNote, exitSucceeded } from './command-session';
 
 export interface CommandSessionManagerOptions {
   shell: string;
+  /** Every command of this Environment runs under it. */
+  sandbox?: CommandSandbox;
   notify: (notice: BackgroundNotice) => void;
   now?: () => number;
   maxSessions?: number;
@@ -31,7 +33,7 @@ export class CommandSessionManager {
     if (this.disposed) throw new Error('the environment is disposed');
     this.sweepIdle();
     if (this.sessions.size >= this.maxSessions) this.evictOne();
-    const session = new CommandSession({ ...input, shell: this.o.shell, now: this.now });
+    const session = new CommandSession({ ...input, shell: this.o.shell, now: this.now, sandbox: this.o.sandbox });
     this.sessions.set(session.id, session);
     void session.finished.then((exit) => {
       if (!session.background || session.killed || this.disposed) return;

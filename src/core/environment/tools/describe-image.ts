@@ -26,7 +26,7 @@ export function describeImageTool(definition: ToolDefinitionConfig): ValidatedTo
       }
       let dataUrl: string;
       try {
-        dataUrl = (await loadImage(args.source, ctx.workspaceDir, ctx.signal, ctx.env)).dataUrl;
+        dataUrl = (await loadImage(args.source, ctx.workspaceDir, ctx.signal, ctx.env, ctx.reach)).dataUrl;
       } catch (err) {
         if (!(err instanceof ImageLoadError)) throw err;
         yield err.message;

@@ -7,7 +7,7 @@
 import { promises as fs } from 'node:fs';
 import { z } from 'zod';
 import type { ToolDefinitionConfig, ToolResult } from '../../interfaces';
-import { atomicWrite, looksBinary, protectedFileMessage, statOrNull } from './file-io';
+import { atomicWrite, looksBinary, refusalFor, statOrNull } from './file-io';
 import { resolvePath, type ValidatedTool } from './tool-kit';
 import { unifiedDiff } from './unified-diff';
 
@@ -36,7 +36,7 @@ export function editFileTool(definition: ToolDefinitionConfig): ValidatedTool<Ar
       const fail = (text: string) => ({ text, result: { stop_reason: 'failed' as const } });
       const file = resolvePath(ctx.workspaceDir, args.file_path, ctx.env);
       const check = async () => {
-        const refused = protectedFileMessage(file);
+        const refused = await refusalFor(file, ctx.reach);
         if (refused) return fail(refused);
         if (args.old_string === '') return fail('old_string is empty; to create or overwrite a whole file use write_file.');
         if (args.old_string === args.new_string) return fail('old_string and new_string are identical; nothing to change.');

@@ -9,6 +9,7 @@ import { promises as fs } from 'node:fs';
 import { z } from 'zod';
 import type { ToolDefinitionConfig, ToolResult } from '../../interfaces';
 import { DEFAULT_TOOL_TIMEOUT_MS, EXEC_YIELD_MS, KILL_GRACE_MS, clampYield } from '../limits';
+import { forbiddenPathMessage } from '../confinement';
 import { exitNote, exitSucceeded } from './command-session';
 import { drainAfterExit, runningNote, streamWindow } from './command-window';
 import { definitionTimeout, descriptionArg, resolvePath, type ToolDeps, type ValidatedTool } from './tool-kit';
@@ -29,8 +30,11 @@ export function execCommandTool(definition: ToolDefinitionConfig, deps: ToolDeps
     schema,
     async *run(args, ctx): AsyncGenerator<string, ToolResult> {
       const cwd = resolvePath(ctx.workspaceDir, args.workdir ?? '.', ctx.env);
+      if ((await ctx.reach(cwd)) === 'forbidden') return { stop_reason: 'failed', note: `[spawn error: ${forbiddenPathMessage(cwd)}]` };
       const stat = await fs.stat(cwd).catch(() => null);
       if (!stat?.isDirectory()) return { stop_reason: 'failed', note: `[spawn error: workdir is not a directory: ${cwd}]` };
+      // A HOME inside the workspace (the allowlist env policy) exists before the shell reads its profile.
+      if (ctx.env.HOME) await fs.mkdir(ctx.env.HOME, { recursive: true }).catch(() => undefined);
       const session = deps.commands.start({ cmd: args.cmd, cwd, env: ctx.env, background: args.run_in_background === true });
       if (args.run_in_background) {
         return { note: `[process started in background with process_id ${session.id}; its completion will be reported]` };

@@ -1,11 +1,13 @@
 /**
  * File helpers for the file tools: atomic replacement (temp file in the same directory, then rename,
- * keeping the target's mode and writing through symlinks), the secret files no tool may touch, and a
- * NUL-byte binary check.
+ * keeping the target's mode and writing through symlinks), the files and directories no tool may touch
+ * (secret files by name, the host's data root by confinement), and a NUL-byte binary check.
  */
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import type { ToolReach } from '../../interfaces';
+import { forbiddenPathMessage } from '../confinement';
 
 /** Files that hold secrets (Vault, Project config): file tools refuse them, since reads and diffs would echo the values. */
 export const PROTECTED_FILE_NAMES = ['.vault.toml', '.project_config.toml'] as const;
@@ -13,6 +15,13 @@ export const PROTECTED_FILE_NAMES = ['.vault.toml', '.project_config.toml'] as c
 export function protectedFileMessage(file: string): string | null {
   const base = path.basename(file);
   return (PROTECTED_FILE_NAMES as readonly string[]).includes(base) ? `Refused: ${base} holds secrets and cannot be accessed with file tools.` : null;
+}
+
+/** Why a file tool must not touch `file`, or null: a secret file, or a path in a forbidden root. */
+export async function refusalFor(file: string, reach: (absPath: string) => Promise<ToolReach>): Promise<string | null> {
+  const named = protectedFileMessage(file);
+  if (named) return named;
+  return (await reach(file)) === 'forbidden' ? forbiddenPathMessage(file) : null;
 }
 
 export const looksBinary = (buf: Buffer) => buf.indexOf(0) !== -1;

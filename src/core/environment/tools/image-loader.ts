@@ -1,11 +1,12 @@
 /**
  * Loads one image for `read_image` / `describe_image`: a Workspace-relative or absolute path, an
  * http(s) URL or a data URL; at most 5 MB; the format is sniffed from the bytes (png, jpeg, gif, webp)
- * rather than trusted from a name or header. Failures throw `ImageLoadError` with a message for the model.
+ * rather than trusted from a name or header; secret files and forbidden paths are refused. Failures throw `ImageLoadError` with a message for the model.
  */
 import { promises as fs } from 'node:fs';
 import { TOOL_IMAGE_MAX_BYTES } from '../limits';
-import { statOrNull } from './file-io';
+import type { ToolReach } from '../../interfaces';
+import { refusalFor, statOrNull } from './file-io';
 import { resolvePath } from './tool-kit';
 
 export class ImageLoadError extends Error {}
@@ -68,7 +69,13 @@ function fromDataUrl(source: string): Buffer {
   return buf;
 }
 
-export async function loadImage(source: string, workspaceDir: string, signal: AbortSignal, env?: Record<string, string>): Promise<LoadedImage> {
+export async function loadImage(
+  source: string,
+  workspaceDir: string,
+  signal: AbortSignal,
+  env: Record<string, string> | undefined,
+  reach: (absPath: string) => Promise<ToolReach>,
+): Promise<LoadedImage> {
   let buf: Buffer;
   let where: string;
   if (/^https?:\/\//i.test(source)) {
@@ -79,6 +86,8 @@ export async function loadImage(source: string, workspaceDir: string, signal: Ab
     buf = fromDataUrl(source);
   } else {
     where = resolvePath(workspaceDir, source, env);
+    const refused = await refusalFor(where, reach);
+    if (refused) throw new ImageLoadError(refused);
     const stat = await statOrNull(where);
     if (!stat) throw new ImageLoadError(`File not found: ${where}`);
     if (!stat.isFile()) throw new ImageLoadError(`Not a regular file: ${where}`);

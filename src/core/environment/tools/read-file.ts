@@ -7,7 +7,7 @@ import { promises as fs } from 'node:fs';
 import { z } from 'zod';
 import type { ToolDefinitionConfig, ToolResult } from '../../interfaces';
 import { READ_FILE_DEFAULT_LIMIT, READ_FILE_MAX_LINE_CHARS, READ_FILE_SCAN_BYTES } from '../limits';
-import { looksBinary, protectedFileMessage, statOrNull } from './file-io';
+import { looksBinary, refusalFor, statOrNull } from './file-io';
 import { resolvePath, type ValidatedTool } from './tool-kit';
 
 const schema = z.strictObject({
@@ -46,7 +46,7 @@ export function readFileTool(definition: ToolDefinitionConfig): ValidatedTool<Ar
     schema,
     async *run(args, ctx): AsyncGenerator<string, ToolResult> {
       const file = resolvePath(ctx.workspaceDir, args.file_path, ctx.env);
-      const refused = protectedFileMessage(file);
+      const refused = await refusalFor(file, ctx.reach);
       if (refused) {
         yield refused;
         return { stop_reason: 'failed' };

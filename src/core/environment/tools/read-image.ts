@@ -16,7 +16,7 @@ export function readImageTool(definition: ToolDefinitionConfig): ValidatedTool<A
     schema,
     async *run(args, ctx): AsyncGenerator<string, ToolResult> {
       try {
-        const img = await loadImage(args.source, ctx.workspaceDir, ctx.signal, ctx.env);
+        const img = await loadImage(args.source, ctx.workspaceDir, ctx.signal, ctx.env, ctx.reach);
         yield `Loaded image ${img.where} (${img.mimeType}, ${img.bytes} bytes).`;
         return { images: [img.dataUrl] };
       } catch (err) {

@@ -6,7 +6,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import type { ToolDefinitionConfig, ToolResult } from '../../interfaces';
-import { atomicWrite, looksBinary, protectedFileMessage, statOrNull } from './file-io';
+import { atomicWrite, looksBinary, refusalFor, statOrNull } from './file-io';
 import { resolvePath, type ValidatedTool } from './tool-kit';
 import { unifiedDiff } from './unified-diff';
 
@@ -19,7 +19,7 @@ export function writeFileTool(definition: ToolDefinitionConfig): ValidatedTool<A
     schema,
     async *run(args, ctx): AsyncGenerator<string, ToolResult> {
       const file = resolvePath(ctx.workspaceDir, args.file_path, ctx.env);
-      const refused = protectedFileMessage(file);
+      const refused = await refusalFor(file, ctx.reach);
       if (refused) {
         yield refused;
         return { stop_reason: 'failed' };
