@@ -52,6 +52,7 @@ export async function startGateway(o: GatewayStartOptions): Promise<GatewayProce
     PENGUIN_GATEWAY_PORT: '0',
     PENGUIN_ADMIN_TOKEN: ADMIN_TOKEN,
     PENGUIN_DM_POLICY: 'open',
+    PENGUIN_GROUP_POLICY: 'open',
     OPENAI_API_KEY: 'sk-bench',
     OPENAI_BASE_URL: o.modelBaseUrl,
     PENGUIN_MODEL: 'bench-model',

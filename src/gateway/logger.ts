@@ -1,9 +1,11 @@
 /**
  * The gateway's structured logger (pino, JSON lines). Credentials never reach a log line: authorization
  * headers and every field named like a token, key or secret are censored at any of the depths the
- * gateway logs objects at. Pass `destination` to capture output (tests) instead of stdout.
+ * gateway logs objects at, and with a redactor every known secret value is masked in the finished line.
+ * Pass `destination` to capture output (tests) instead of stdout.
  */
-import pino, { type DestinationStream, type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import type { SecretRedactor } from '../adapters/render';
 import type { GatewayConfig } from './config';
 
 export type { Logger } from 'pino';
@@ -37,11 +39,12 @@ export const REDACT_PATHS: readonly string[] = [
 
 export const REDACTED = '[redacted]';
 
-export function createLogger(config: Pick<GatewayConfig, 'logging'>, destination?: DestinationStream): Logger {
-  const options = {
+export function createLogger(config: Pick<GatewayConfig, 'logging'>, destination?: DestinationStream, redactor?: SecretRedactor): Logger {
+  const options: LoggerOptions = {
     level: config.logging.level,
     base: { name: 'penguin-gateway' },
     redact: { paths: [...REDACT_PATHS], censor: REDACTED },
+    ...(redactor ? { hooks: { streamWrite: (line: string) => redactor.redact(line) } } : {}),
   };
   return destination ? pino(options, destination) : pino(options);
 }

@@ -3,17 +3,20 @@
  * with the platform adapters whose credentials exist (src/gateway/platforms.ts), then waits for SIGTERM or
  * SIGINT to shut down gracefully. A second signal exits at once. `done` settles with the exit code.
  */
+import { SecretRedactor } from '../adapters/render';
 import type { StartGateway } from './cli/start';
 import { createLogger } from './logger';
 import { buildPlatforms } from './platforms';
 import { createGateway } from './runtime/gateway';
 
 export const startGateway: StartGateway = async (opts) => {
-  const logger = createLogger(opts.config);
+  const redactor = new SecretRedactor();
+  const logger = createLogger(opts.config, undefined, redactor);
   const gateway = await createGateway({
     config: opts.config,
     env: opts.env,
     logger,
+    redactor,
     stdout: opts.stdout,
     platforms: (ctx) => buildPlatforms(opts.config, opts.env, ctx),
   });

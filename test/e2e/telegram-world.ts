@@ -39,7 +39,7 @@ export interface WorldOptions {
   /** Merged over FAST_CONFIG (one level deep per top-level key; `telegram.streaming` merged too). */
   config?: Record<string, any>;
   telegram?: FakeTelegramOptions;
-  /** Extra or overriding environment for the gateway process (e.g. PENGUIN_DM_POLICY). */
+  /** Extra or overriding environment for the gateway process (e.g. PENGUIN_DM_POLICY; '' means unset). */
   env?: Record<string, string>;
 }
 
@@ -89,6 +89,8 @@ export async function openWorld(o: WorldOptions = {}): Promise<World> {
       TELEGRAM_BOT_TOKEN: token,
       TELEGRAM_API_ROOT: apiRoot,
       PENGUIN_DM_POLICY: 'allowlist',
+      // Group access has its own test (security.test.ts); elsewhere groups are open so tests stay about their feature.
+      PENGUIN_GROUP_POLICY: 'open',
       PENGUIN_ALLOW_USERS: `telegram:${DM_USER}`,
       ...o.env,
     };

@@ -1,4 +1,4 @@
-/** Platform-free rendering: the live-reply view, its Markdown, the message writer, the rate governor, Markdown chunking. */
+/** Platform-free rendering: the live-reply view, its Markdown, the message writer, the rate governor, Markdown chunking, secret redaction. */
 export * from './live-view';
 export * from './live-reply';
 export * from './cost';
@@ -8,3 +8,4 @@ export * from './token-bucket';
 export * from './markdown-chunks';
 export * from './fences';
 export * from './heal';
+export * from './redactor';

@@ -12,6 +12,8 @@ import type { ChatUser } from '../contract/messages';
 import { WebConversationError, type WebAdapter } from './web-adapter';
 
 const CONVERSATION_ID = /^[A-Za-z0-9_-]{1,64}$/;
+/** A message of 100,000 characters fits (JSON-escaped it may take up to 6 bytes a character only for control characters). */
+export const WEB_BODY_LIMIT_BYTES = 256 * 1024;
 const SendBody = z.strictObject({ text: z.string().trim().min(1, 'text must not be empty').max(100_000, 'text is longer than 100000 characters') });
 const ClickBody = z.strictObject({ message_id: z.string().min(1, 'message_id must not be empty'), payload: z.string().min(1, 'payload must not be empty').max(200) });
 
@@ -34,7 +36,7 @@ export interface WebRoutesOptions {
 export function webRoutes(adapter: WebAdapter, o: WebRoutesOptions): (app: Express) => void {
   const user = o.user ?? { id: 'admin', name: 'admin' };
   const router = express.Router();
-  router.use(express.json({ limit: '256kb' }));
+  router.use(express.json({ limit: WEB_BODY_LIMIT_BYTES }));
   router.param('id', (req: Request, res: Response, next: NextFunction, id: string) => {
     if (!CONVERSATION_ID.test(id)) return fail(res, 400, 'bad_request', 'conversation id must be 1–64 characters of [A-Za-z0-9_-]');
     next();
@@ -81,7 +83,9 @@ export function webRoutes(adapter: WebAdapter, o: WebRoutesOptions): (app: Expre
   router.use((err: unknown, _req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) return next(err);
     if (err instanceof WebConversationError) return fail(res, err.code === 'not_started' ? 503 : err.code === 'not_found' ? 404 : 400, err.code, err.message);
-    if ((err as { type?: string }).type === 'entity.parse.failed') return fail(res, 400, 'bad_request', 'body is not valid JSON');
+    const type = (err as { type?: string }).type;
+    if (type === 'entity.parse.failed') return fail(res, 400, 'bad_request', 'body is not valid JSON');
+    if (type === 'entity.too.large') return fail(res, 413, 'payload_too_large', `request body is larger than the limit of ${WEB_BODY_LIMIT_BYTES} bytes`);
     fail(res, 500, 'internal', 'internal error');
   });
 

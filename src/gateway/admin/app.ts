@@ -1,7 +1,8 @@
 /**
  * `createAdminApp(deps)`: the admin HTTP API as an express app. `/healthz` and `/readyz` are open;
  * `/metrics` and everything under `/api` need the admin bearer token (checked before any body is read).
- * JSON bodies are capped at 64 KiB; every error, unknown routes included, is `{error: {code, message}}`.
+ * JSON bodies are capped at 64 KiB; every error, unknown routes included, is `{error: {code, message}}`;
+ * known secrets (vault values, gateway credentials) are masked in every JSON response.
  */
 import express, { Router, type Express } from 'express';
 import { requireAdminToken } from './auth';
@@ -20,7 +21,8 @@ export function createAdminApp(deps: AdminDeps): Express {
   const { config, store, runtime, metrics, logger } = deps;
   const app = express();
   app.disable('x-powered-by');
-  app.use(requestLog(logger));
+  // The gateway logs every request of its listener itself (adapter routes included); standalone, log here.
+  if (deps.logRequests !== false) app.use(requestLog(logger));
   app.use(healthRoutes(runtime));
 
   const auth = requireAdminToken(store, config.admin_token);
@@ -30,6 +32,12 @@ export function createAdminApp(deps: AdminDeps): Express {
   api.use(auth);
   api.use((_req, res, next) => {
     res.set('Cache-Control', 'no-store');
+    const redactor = deps.redactor;
+    if (redactor) {
+      // The trace keeps the truth for the operator's files; what the API serves never shows a secret.
+      const json = res.json.bind(res);
+      res.json = (body: unknown) => json(redactor.redactDeep(body));
+    }
     next();
   });
   api.use(express.json({ limit: JSON_BODY_LIMIT }));

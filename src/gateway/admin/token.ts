@@ -1,17 +1,25 @@
 /**
- * `ensureAdminToken(store, env, out)`: at start-up, makes sure the admin API has a credential. With
+ * `ensureAdminToken(store, env, out, home)`: at start-up, makes sure the admin API has a credential. With
  * `PENGUIN_ADMIN_TOKEN` set nothing is generated; otherwise, when the store holds no token hash yet, a
- * random URL-safe token is generated, its sha256 stored, and the plain token written once to `out`
- * (stdout, never the logger). Later starts find the hash and print nothing.
+ * random URL-safe token is generated and its sha256 stored. The plain token goes only where the operator
+ * alone reads it: the terminal when `out` is one, else a 0600 file under the data root whose path is
+ * printed (stdout may carry the JSON log stream to a collector). Later starts find the hash and print nothing.
  */
 import { randomBytes } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { hashAdminToken, type AdminTokenStore } from '../store';
 
 export interface TextOut {
   write(s: string): unknown;
+  /** A terminal (process.stdout.isTTY): the token may be shown there. */
+  isTTY?: boolean;
 }
 
 export type AdminTokenSource = 'env' | 'store' | 'generated';
+
+/** Where a generated token is written when no terminal shows it. */
+export const ADMIN_TOKEN_FILE = 'admin-token';
 
 /** 32 random bytes, base64url: 43 characters, no padding, safe in headers and URLs. */
 export function generateAdminToken(): string {
@@ -23,22 +31,20 @@ export function envAdminToken(env: Record<string, string | undefined>): string |
   return v === undefined || v === '' ? undefined : v;
 }
 
-export async function ensureAdminToken(store: AdminTokenStore, env: Record<string, string | undefined>, out: TextOut): Promise<{ source: AdminTokenSource }> {
+export type EnsuredAdminToken = { source: 'env' | 'store' } | { source: 'generated'; token: string; file?: string };
+
+export async function ensureAdminToken(store: AdminTokenStore, env: Record<string, string | undefined>, out: TextOut, home: string): Promise<EnsuredAdminToken> {
   if (envAdminToken(env) !== undefined) return { source: 'env' };
   if ((await store.listAdminTokens()).length > 0) return { source: 'store' };
   const token = generateAdminToken();
   await store.addAdminTokenHash(hashAdminToken(token));
-  out.write(
-    [
-      '',
-      'penguin-gateway: generated an admin token for the admin API and dashboard.',
-      'It is shown this once and stored only as a hash; keep it somewhere safe:',
-      '',
-      `    ${token}`,
-      '',
-      'Send it as "Authorization: Bearer <token>". Set PENGUIN_ADMIN_TOKEN to use a token of your own.',
-      '',
-    ].join('\n'),
-  );
-  return { source: 'generated' };
+  const use = 'Send it as "Authorization: Bearer <token>". Set PENGUIN_ADMIN_TOKEN to use a token of your own.';
+  if (out.isTTY) {
+    out.write(['', 'penguin-gateway: generated an admin token for the admin API and dashboard.', 'It is shown this once and stored only as a hash; keep it somewhere safe:', '', `    ${token}`, '', use, ''].join('\n'));
+    return { source: 'generated', token };
+  }
+  const file = join(home, ADMIN_TOKEN_FILE);
+  await writeFile(file, `${token}\n`, { mode: 0o600 });
+  out.write(['', 'penguin-gateway: generated an admin token for the admin API and dashboard.', `It is in ${file} (readable only by this user); the database keeps only its hash.`, 'Copy it somewhere safe, then delete the file.', use, ''].join('\n'));
+  return { source: 'generated', token, file };
 }

@@ -4,6 +4,7 @@
  * tool call and edits its card) and hearing about pairing decisions (to tell the user in chat). Everything
  * else the API serves comes from the store and the trace files.
  */
+import type { SecretRedactor } from '../../adapters/render';
 import type { GatewayConfig } from '../config';
 import type { Logger } from '../logger';
 import type { GatewayStore, PairingRow, PricingLookup } from '../store';
@@ -50,6 +51,10 @@ export interface AdminDeps {
   pricing?: PricingLookup;
   /** Defaults to Date.now; injected by tests. */
   now?: () => number;
+  /** Masks known secrets in every JSON response (transcripts hold what tools printed). */
+  redactor?: SecretRedactor;
+  /** Log each request (default true); false when the listener in front already does. */
+  logRequests?: boolean;
 }
 
 /** Who the admin API records as the decider of approvals, pairings and allowlist entries. */

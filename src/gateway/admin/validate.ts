@@ -46,11 +46,20 @@ export const queryInt = (min: number, max: number) =>
     .transform(Number)
     .refine((n) => n >= min && n <= max, { error: `expected an integer ${min}-${max}` });
 
+/** A real calendar day: `Date.parse` rolls 2026-02-31 over to March 3 instead of refusing it. */
+export function isCalendarDate(s: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(s);
+  if (!m) return false;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const t = new Date(Date.UTC(y, mo - 1, d));
+  return t.getUTCFullYear() === y && t.getUTCMonth() === mo - 1 && t.getUTCDate() === d;
+}
+
 /** An instant: epoch milliseconds or an ISO 8601 date/time; becomes epoch ms. */
 export const queryTime = z
   .string({ error: 'expected epoch milliseconds or an ISO 8601 date/time' })
   .transform((s, ctx) => {
-    const n = /^\d{1,15}$/.test(s) ? Number(s) : /^\d{4}-\d{2}-\d{2}/.test(s) ? Date.parse(s) : NaN;
+    const n = /^\d{1,15}$/.test(s) ? Number(s) : /^\d{4}-\d{2}-\d{2}/.test(s) && isCalendarDate(s) ? Date.parse(s) : NaN;
     if (Number.isNaN(n)) {
       ctx.addIssue({ code: 'custom', message: 'expected epoch milliseconds or an ISO 8601 date/time' });
       return z.NEVER;
@@ -61,7 +70,7 @@ export const queryTime = z
 /** A calendar date `YYYY-MM-DD`. */
 export const queryDate = z
   .string({ error: 'expected a date YYYY-MM-DD' })
-  .regex(/^\d{4}-\d{2}-\d{2}$/, { error: 'expected a date YYYY-MM-DD' })
-  .refine((s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)), { error: 'expected a date YYYY-MM-DD' });
+  .regex(/^\d{4}-\d{2}-\d{2}$/, { error: 'expected a date YYYY-MM-DD', abort: true })
+  .refine((s) => isCalendarDate(s), { error: 'expected a real calendar date YYYY-MM-DD' });
 
 export const queryText = (what: string) => z.string({ error: `expected ${what}` }).min(1, { error: `expected ${what}` }).max(256, { error: `expected ${what} (at most 256 characters)` });

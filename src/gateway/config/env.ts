@@ -7,6 +7,9 @@ import { makeError, describeValue, type ConfigError } from './errors';
 import { DM_POLICIES, isHttpUrl, type DmPolicy } from './schema';
 import { USER_REF_EXPECTED, formatUserRef, parseUserRef } from './user-ref';
 
+/** Below this an admin token is guessable enough to matter (generated ones are 43 characters). */
+export const MIN_ADMIN_TOKEN_LENGTH = 24;
+
 export const ENV_SOURCE = 'environment';
 
 export interface EnvValues {
@@ -27,6 +30,7 @@ export interface EnvValues {
   discordBotToken?: string;
   discordApiUrl?: string;
   dmPolicy?: DmPolicy;
+  groupPolicy?: DmPolicy;
   allowUsers: string[];
 }
 
@@ -71,7 +75,10 @@ export function readEnv(env: Env): { values: EnvValues; errors: ConfigError[] } 
     else bad('PENGUIN_GATEWAY_PORT', 'an integer port 0-65535', describeValue(port));
   }
 
-  values.adminToken = token('PENGUIN_ADMIN_TOKEN');
+  const admin = token('PENGUIN_ADMIN_TOKEN');
+  if (admin !== undefined && admin.length < MIN_ADMIN_TOKEN_LENGTH) {
+    bad('PENGUIN_ADMIN_TOKEN', `a token of at least ${MIN_ADMIN_TOKEN_LENGTH} characters (e.g. the output of \`openssl rand -base64 32\`), since it opens the whole admin API`, `${admin.length} characters`);
+  } else values.adminToken = admin;
   values.openaiApiKey = token('OPENAI_API_KEY');
   values.openaiBaseUrl = url('OPENAI_BASE_URL');
   values.model = get('PENGUIN_MODEL');
@@ -86,11 +93,15 @@ export function readEnv(env: Env): { values: EnvValues; errors: ConfigError[] } 
   values.discordBotToken = token('DISCORD_BOT_TOKEN');
   values.discordApiUrl = url('DISCORD_API_URL');
 
-  const dm = get('PENGUIN_DM_POLICY');
-  if (dm !== undefined) {
-    if ((DM_POLICIES as readonly string[]).includes(dm)) values.dmPolicy = dm as DmPolicy;
-    else bad('PENGUIN_DM_POLICY', `one of ${DM_POLICIES.join('|')}`, describeValue(dm));
-  }
+  const policy = (name: string): DmPolicy | undefined => {
+    const v = get(name);
+    if (v === undefined) return undefined;
+    if ((DM_POLICIES as readonly string[]).includes(v)) return v as DmPolicy;
+    bad(name, `one of ${DM_POLICIES.join('|')}`, describeValue(v));
+    return undefined;
+  };
+  values.dmPolicy = policy('PENGUIN_DM_POLICY');
+  values.groupPolicy = policy('PENGUIN_GROUP_POLICY');
 
   const allow = get('PENGUIN_ALLOW_USERS');
   if (allow !== undefined) {

@@ -1,7 +1,7 @@
 /** Gateway config: `loadGatewayConfig` (file + environment, validated), route resolution, error formatting. */
 export { loadGatewayConfig, expandPath, DEFAULT_CONFIG_PATH, type LoadOptions, type LoadResult } from './load';
 export { formatConfigErrors, type ConfigError } from './errors';
-export { resolveRoute, routeNameOf } from './routes';
+export { resolveRoute, routeNameOf, scopeIdOf } from './routes';
 export { redactConfig } from './redact';
 export { readEnv, type EnvValues } from './env';
 export {

@@ -2,8 +2,8 @@
  * `loadGatewayConfig({argv, env, cwd})`: finds the config file (`--config`, else `PENGUIN_GATEWAY_CONFIG`,
  * else `config/gateway.yaml` when present, else none), validates it and the environment, and returns the
  * resolved config or every error found. It reads files and nothing else: no directory is created here.
- * Precedence: environment > file > default, except DM policy, where a per-platform file value wins over
- * `PENGUIN_DM_POLICY` (gateway.md §8).
+ * Precedence: environment > file > default, except DM and group policies, where a per-platform file value
+ * wins over `PENGUIN_DM_POLICY` / `PENGUIN_GROUP_POLICY` (gateway.md §8).
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -11,7 +11,7 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 import { describeValue, formatPath, issuesToErrors, makeError, valueAt, type ConfigError, type PathSegment } from './errors';
 import { ENV_SOURCE, readEnv, type EnvValues } from './env';
 import { resolveRoutes } from './routes';
-import { DEFAULTS, fileSchema, knownKeysAt, type DmPolicy, type FileConfig } from './schema';
+import { DEFAULTS, fileSchema, knownKeysAt, type DmPolicy, type FileConfig, type GroupPolicy } from './schema';
 import type { GatewayConfig } from './types';
 import { parseYamlSource, type YamlSource } from './yaml-source';
 
@@ -70,6 +70,7 @@ export function loadGatewayConfig(opts: LoadOptions = {}): LoadResult {
   const { routes, default_route } = resolveRoutes(file, expand, report);
 
   const dm = (own: DmPolicy | undefined): DmPolicy => own ?? ev.dmPolicy ?? DEFAULTS.dmPolicy;
+  const group = (own: GroupPolicy | undefined, platform: keyof typeof DEFAULTS.groupPolicy): GroupPolicy => own ?? ev.groupPolicy ?? DEFAULTS.groupPolicy[platform];
   const tg = file.telegram;
   if (tg.enabled && tg.mode === 'webhook') {
     if (tg.webhook_url === undefined) report(['telegram', 'webhook_url'], 'the public https URL Telegram posts updates to, when telegram.mode is webhook');
@@ -99,6 +100,7 @@ export function loadGatewayConfig(opts: LoadOptions = {}): LoadResult {
     approvals: file.approvals,
     sessions: file.sessions,
     shutdown: file.shutdown,
+    tools: file.tools,
     ...(ev.adminToken ? { admin_token: ev.adminToken } : {}),
     model: compact({ api_key: ev.openaiApiKey, base_url: ev.openaiBaseUrl, model_id: ev.model }),
     allow_users: ev.allowUsers,
@@ -106,6 +108,7 @@ export function loadGatewayConfig(opts: LoadOptions = {}): LoadResult {
       enabled: tg.enabled,
       configured: tg.enabled && ev.telegramBotToken !== undefined,
       dm_policy: dm(tg.dm_policy),
+      group_policy: group(tg.group_policy, 'telegram'),
       streaming: tg.streaming,
       api_root: ev.telegramApiRoot ?? tg.api_root ?? DEFAULTS.telegramApiRoot,
       mode: tg.mode,
@@ -116,6 +119,7 @@ export function loadGatewayConfig(opts: LoadOptions = {}): LoadResult {
       enabled: sl.enabled,
       configured: sl.enabled && ev.slackBotToken !== undefined,
       dm_policy: dm(sl.dm_policy),
+      group_policy: group(sl.group_policy, 'slack'),
       streaming: sl.streaming,
       api_url: ev.slackApiUrl ?? sl.api_url ?? DEFAULTS.slackApiUrl,
       ...compact({ bot_token: ev.slackBotToken, signing_secret: ev.slackSigningSecret, app_token: ev.slackAppToken, mode: slackMode }),
@@ -124,6 +128,7 @@ export function loadGatewayConfig(opts: LoadOptions = {}): LoadResult {
       enabled: dc.enabled,
       configured: dc.enabled && ev.discordBotToken !== undefined,
       dm_policy: dm(dc.dm_policy),
+      group_policy: group(dc.group_policy, 'discord'),
       streaming: dc.streaming,
       api_url: ev.discordApiUrl ?? dc.api_url ?? DEFAULTS.discordApiUrl,
       ...compact({ bot_token: ev.discordBotToken }),

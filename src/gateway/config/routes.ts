@@ -31,11 +31,12 @@ export function routeNameOf(m: RouteMatch): string {
 }
 
 export function resolveRoutes(
-  file: Pick<FileConfig, 'routes' | 'default_route'>,
+  file: Pick<FileConfig, 'routes' | 'default_route'> & { tools?: { network: boolean } },
   expand: (p: string) => string,
   report: ReportError,
 ): { routes: ResolvedRoute[]; default_route: ResolvedRoute } {
   const d = file.default_route;
+  const network = file.tools?.network ?? DEFAULTS.network;
   const defaultRoute = finish(
     {
       name: 'default',
@@ -46,6 +47,7 @@ export function resolveRoutes(
       workspace_path: d.workspace_path,
       approvers: d.approvers ?? [],
       access: d.access ?? { users: [], roles: [], channels: [] },
+      tools: { network: d.tools?.network ?? network },
     },
     ['default_route'],
     d,
@@ -77,6 +79,7 @@ export function resolveRoutes(
         workspace_path: ownsWorkspace || r.workspace_path !== undefined ? r.workspace_path : defaultRoute.workspace_path,
         approvers: r.approvers ?? defaultRoute.approvers,
         access: r.access ?? defaultRoute.access,
+        tools: { network: r.tools?.network ?? defaultRoute.tools.network },
       },
       at,
       r,

@@ -8,6 +8,12 @@ import { PLATFORMS, USER_REF_EXPECTED, parseUserRef } from './user-ref';
 
 export const DM_POLICIES = ['pairing', 'allowlist', 'open', 'disabled'] as const;
 export type DmPolicy = (typeof DM_POLICIES)[number];
+/** Group policies take the same values as DM policies. */
+export type GroupPolicy = DmPolicy;
+export const SANDBOX_MODES = ['auto', 'bubblewrap', 'none'] as const;
+export type SandboxMode = (typeof SANDBOX_MODES)[number];
+/** Names a tool must never receive, whatever `tools.env_passthrough` says: the gateway's own credentials. */
+export const CREDENTIAL_VARIABLE = /^(PENGUIN_|OPENAI_|TELEGRAM_|SLACK_|DISCORD_)/;
 export const APPROVAL_MODES = ['allow-all', 'deny-all', 'read-only', 'always-ask'] as const;
 export type ApprovalMode = (typeof APPROVAL_MODES)[number];
 export const WORKSPACE_POLICIES = ['temp', 'fixed', 'per_channel'] as const;
@@ -28,6 +34,10 @@ export const DEFAULTS = {
   approvalMode: 'read-only' as ApprovalMode,
   workspacePolicy: 'temp' as WorkspacePolicy,
   dmPolicy: 'pairing' as DmPolicy,
+  /** Anyone can add a bot to a Telegram group or a Discord guild; the Slack workspace the app is installed in is trusted. */
+  groupPolicy: { telegram: 'pairing', discord: 'pairing', slack: 'open' } as const satisfies Record<string, GroupPolicy>,
+  sandbox: 'auto' as SandboxMode,
+  network: true,
   telegramApiRoot: 'https://api.telegram.org',
   slackApiUrl: 'https://slack.com/api/',
   discordApiUrl: 'https://discord.com/api',
@@ -80,11 +90,13 @@ const streaming = (d: { dm_edit_interval_ms: number; group_edit_interval_ms: num
     .prefault({});
 
 const dmPolicy = z.enum(DM_POLICIES).optional();
+const groupPolicy = z.enum(DM_POLICIES).optional();
 
 const telegramSection = z
   .strictObject({
     enabled: z.boolean().default(true),
     dm_policy: dmPolicy,
+    group_policy: groupPolicy,
     mode: z.enum(['polling', 'webhook']).default('polling'),
     webhook_url: httpUrl('the public webhook URL').optional(),
     webhook_secret: z
@@ -101,6 +113,7 @@ const slackSection = z
   .strictObject({
     enabled: z.boolean().default(true),
     dm_policy: dmPolicy,
+    group_policy: groupPolicy,
     mode: z.enum(['socket', 'http']).optional(),
     api_url: httpUrl('the Web API root').optional(),
     streaming: streaming(DEFAULTS.streaming.slack),
@@ -111,6 +124,7 @@ const discordSection = z
   .strictObject({
     enabled: z.boolean().default(true),
     dm_policy: dmPolicy,
+    group_policy: groupPolicy,
     api_url: httpUrl('the REST API root').optional(),
     streaming: streaming(DEFAULTS.streaming.discord),
   })
@@ -129,6 +143,25 @@ const accessSchema = z.strictObject({
   channels: z.array(idString).default([]),
 });
 
+const envName = z
+  .string({ error: 'expected an environment variable name' })
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: 'expected an environment variable name' })
+  .refine((n) => !CREDENTIAL_VARIABLE.test(n), { error: "expected a variable that is not one of the gateway's own (PENGUIN_*, OPENAI_*, TELEGRAM_*, SLACK_*, DISCORD_*)" });
+
+const absolutePath = z.string({ error: 'expected an absolute path' }).regex(/^\//, { error: 'expected an absolute path' });
+
+/** How tools are isolated (gateway.md §6); `network` is the default of every route. */
+const toolsSection = z
+  .strictObject({
+    sandbox: z.enum(SANDBOX_MODES).default(DEFAULTS.sandbox),
+    network: z.boolean().default(DEFAULTS.network),
+    /** Host variables passed to tools on purpose (e.g. HTTPS_PROXY); credentials of the gateway are refused. */
+    env_passthrough: z.array(envName).default([]),
+    /** Extra host paths a sandboxed command may read (e.g. /opt/toolchain). */
+    readonly_paths: z.array(absolutePath).default([]),
+  })
+  .prefault({});
+
 /** The keys a route may set; every key left out comes from `default_route`. */
 const routeFields = {
   project: dirName('project').optional(),
@@ -138,6 +171,7 @@ const routeFields = {
   workspace_path: z.string({ error: 'expected a directory path' }).min(1, { error: 'expected a directory path' }).optional(),
   approvers: z.array(userRefString).optional(),
   access: accessSchema.optional(),
+  tools: z.strictObject({ network: z.boolean().optional() }).optional(),
 };
 
 export const routeMatchSchema = z.strictObject({
@@ -171,6 +205,7 @@ export const fileSchema = z.strictObject({
   approvals: z.strictObject({ timeout_ms: positiveMs('the approval timeout').default(DEFAULTS.approvalTimeoutMs) }).prefault({}),
   sessions: z.strictObject({ idle_evict_ms: positiveMs('the idle eviction time').default(DEFAULTS.idleEvictMs) }).prefault({}),
   shutdown: z.strictObject({ grace_ms: positiveMs('the shutdown grace time').default(DEFAULTS.shutdownGraceMs) }).prefault({}),
+  tools: toolsSection,
   telegram: telegramSection,
   slack: slackSection,
   discord: discordSection,

@@ -3,7 +3,7 @@
  * (gateway.md §8). Keys keep the file's snake_case spelling so code and `config/gateway.yaml` read alike;
  * values from the environment (credentials, API roots) sit in the section they configure.
  */
-import type { ApprovalMode, DmPolicy, LogLevel, RouteMatch, WorkspacePolicy } from './schema';
+import type { ApprovalMode, DmPolicy, GroupPolicy, LogLevel, RouteMatch, SandboxMode, WorkspacePolicy } from './schema';
 import type { Platform } from './user-ref';
 
 export interface StreamingConfig {
@@ -17,6 +17,8 @@ interface ChatPlatformBase {
   /** Enabled and its credentials exist: the adapter is started. */
   configured: boolean;
   dm_policy: DmPolicy;
+  /** Who may use the bot in groups (Telegram groups, Discord guilds, Slack channels of the workspace). */
+  group_policy: GroupPolicy;
   streaming: StreamingConfig;
 }
 
@@ -70,6 +72,14 @@ export interface ResolvedRoute {
   /** `platform:user_id` entries who may decide approvals besides the Task's starter. */
   approvers: string[];
   access: RouteAccess;
+  tools: { network: boolean };
+}
+
+export interface ToolsConfig {
+  sandbox: SandboxMode;
+  network: boolean;
+  env_passthrough: string[];
+  readonly_paths: string[];
 }
 
 export interface GatewayConfig {
@@ -84,6 +94,7 @@ export interface GatewayConfig {
   approvals: { timeout_ms: number };
   sessions: { idle_evict_ms: number };
   shutdown: { grace_ms: number };
+  tools: ToolsConfig;
   admin_token?: string;
   model: { api_key?: string; base_url?: string; model_id?: string };
   /** `PENGUIN_ALLOW_USERS`, normalised `platform:user_id`. */

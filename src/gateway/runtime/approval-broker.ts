@@ -3,7 +3,8 @@
  * the session's "Allow for this session" grants decide first; otherwise the call becomes a pending row in
  * SQLite and a card with Allow / Deny / Allow for this session. The first valid decision wins (a click by
  * the requester or an approver, the admin API, the timeout, or Stop); the card is then edited to show it.
- * Cards of Tasks that died with the process are expired at startup.
+ * A grant covers only the Tasks of the user whose Task asked, and never a call that reaches outside the
+ * workspace (those always ask). Cards of Tasks that died with the process are expired at startup.
  */
 import type { ChannelAdapter } from '../../adapters/contract/adapter';
 import { approvalCardMarkdown, buildApprovalCard, buttonsFor, type ApprovalCard, type CardState } from '../../adapters/contract/approval-card';
@@ -11,7 +12,7 @@ import type { ApprovalVerb } from '../../adapters/contract/action-payload';
 import type { Clock, TimerHandle } from '../../adapters/contract/clock';
 import type { MessageRef } from '../../adapters/contract/messages';
 import { bindingKey, tryParseBindingKey, type ThreadRef } from '../../adapters/contract/thread-ref';
-import type { ApproveFn, ToolCallMessage, ToolPermission } from '../../core/interfaces';
+import type { ApproveFn, ToolCallMessage, ToolPermission, ToolReach } from '../../core/interfaces';
 import type { ApprovalDecision } from '../../core/omnimessage/types';
 import { decideApproval, type ApprovalMode } from '../../core/state';
 import type { Logger } from 'pino';
@@ -34,13 +35,28 @@ export interface TaskApprovalContext {
   /** Read on every decision: `/mode` applies to the next tool call. */
   mode: () => Promise<ApprovalMode>;
   permissionOf: (toolName: string) => ToolPermission | undefined;
-  /** Tool names granted with "Allow for this session". */
-  sessionGrants: Set<string>;
+  /** Where a call's paths lie: `outside` always asks, whatever the mode or the grants. */
+  reachOf: (call: ToolCallMessage) => Promise<ToolReach>;
+  /** The session's "Allow for this session" grants (shared by its Tasks, scoped per requester). */
+  sessionGrants: SessionGrants;
   /** The live reply hears about pending/resolved approvals and is flushed before a card is posted. */
   onPending?: (toolCallId: string, origin?: string[]) => Promise<void> | void;
   onResolved?: (toolCallId: string, origin?: string[]) => void;
   /** Aborting the Task denies what is still pending. */
   signal: AbortSignal;
+}
+
+/** "Allow `<tool>` for this session", per (user, tool): a grant never covers another user's Tasks. */
+export class SessionGrants {
+  private readonly granted = new Set<string>();
+
+  add(user: string, tool: string): void {
+    this.granted.add(`${user}\u0000${tool}`);
+  }
+
+  covers(user: string, tool: string): boolean {
+    return this.granted.has(`${user}\u0000${tool}`);
+  }
 }
 
 export type DecideOutcome =
@@ -77,9 +93,9 @@ export class ApprovalBroker {
   approverFor(ctx: TaskApprovalContext): ApproveFn {
     const ask: ApproveFn = (call) => this.ask(ctx, call);
     return async (call) => {
-      if (ctx.sessionGrants.has(call.payload.name)) return 'allow';
-      const decision = await decideApproval(await ctx.mode(), ctx.permissionOf(call.payload.name), call, ask);
-      return decision;
+      const reach = await ctx.reachOf(call);
+      if (reach !== 'outside' && ctx.sessionGrants.covers(ctx.requester, call.payload.name)) return 'allow';
+      return decideApproval(await ctx.mode(), ctx.permissionOf(call.payload.name), call, ask, undefined, reach);
     };
   }
 
@@ -104,7 +120,8 @@ export class ApprovalBroker {
     this.o.metrics?.approvalDecided(allow ? 'allow' : 'deny', via);
     const p = this.pending.get(id);
     if (p) {
-      if (verb === 'session') p.ctx.sessionGrants.add(p.row.tool_name);
+      // The grant is for the user whose Task asked (an approver may give it on their behalf).
+      if (verb === 'session') p.ctx.sessionGrants.add(p.ctx.requester, p.row.tool_name);
       await this.settle(p, allow ? 'allow' : 'deny', { state: 'decided', verb, by: actorName ?? actor });
     }
     return { ok: true, state: allow ? 'allowed' : 'denied' };

@@ -6,14 +6,15 @@
  * closes the DB within the configured grace time. Adapters are injected so tests can use fakes.
  */
 import express, { type Express } from 'express';
-import { mkdir } from 'node:fs/promises';
+import { chmod, mkdir, stat } from 'node:fs/promises';
 import type { ChannelAdapter } from '../../adapters/contract/adapter';
 import { systemClock, type Clock } from '../../adapters/contract/clock';
 import { tryParseBindingKey, type ThreadRef } from '../../adapters/contract/thread-ref';
-import { RateGovernor } from '../../adapters/render';
+import { RateGovernor, SecretRedactor } from '../../adapters/render';
 import { loadProjectConfig, resolveModel as resolveProjectModel, agentPaths } from '../../core/state';
 import { createAdminApp } from '../admin/app';
 import { listenAdmin, type AdminListener } from '../admin/listen';
+import { requestLog } from '../admin/request-log';
 import { GatewayMetrics } from '../admin/metrics';
 import { ensureAdminToken } from '../admin/token';
 import type { AdapterStatus, AdminRuntime } from '../admin/types';
@@ -26,6 +27,7 @@ import { GatewayInbound, routeScopeOf } from './inbound';
 import { meterAdapter } from './metered-adapter';
 import { Outbox } from './outbox';
 import { SessionManager } from './session-manager';
+import { resolveToolIsolation } from './tool-isolation';
 
 /** An adapter plus the HTTP routes it serves on the gateway listener (Telegram webhook, web playground). */
 export interface PlatformBinding {
@@ -38,11 +40,13 @@ export interface GatewayOptions {
   config: GatewayConfig;
   env: Record<string, string | undefined>;
   logger: Logger;
-  /** Where the one-time admin token is printed. */
-  stdout: { write(s: string): unknown };
+  /** Where the one-time admin token (or the file holding it) is printed; the token itself only on a terminal. */
+  stdout: { write(s: string): unknown; isTTY?: boolean };
   /** Builds the platform adapters once the runtime exists. */
   platforms: (ctx: { store: GatewayStore; logger: Logger }) => PlatformBinding[] | Promise<PlatformBinding[]>;
   clock?: Clock;
+  /** Shared with the logger (main.ts) so log lines are masked too; one is made when absent. */
+  redactor?: SecretRedactor;
 }
 
 export interface GatewayHandle {
@@ -60,6 +64,23 @@ export function threadLooksLikeDM(t: ThreadRef): boolean {
   if (t.platform === 'discord') return t.guild === null;
   if (t.platform === 'web') return true;
   return t.channel.startsWith('D');
+}
+
+/** The data root holds traces, the database and vaults: only the gateway's user may enter it. */
+async function ensurePrivateDir(dir: string, logger: Logger): Promise<void> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const mode = (await stat(dir)).mode & 0o777;
+  if ((mode & 0o077) === 0) return;
+  await chmod(dir, 0o700);
+  logger.warn({ dir, was: mode.toString(8) }, 'made the data root private (mode 700): it holds traces, the database and vaults');
+}
+
+/** The gateway's own credentials: never to be shown anywhere, should a tool or the model print one. */
+export function gatewayCredentials(config: GatewayConfig): (string | undefined)[] {
+  return [
+    config.admin_token, config.model.api_key, config.telegram.bot_token, config.telegram.webhook_secret,
+    config.slack.bot_token, config.slack.signing_secret, config.slack.app_token, config.discord.bot_token,
+  ];
 }
 
 function pricingLookup(home: string, env: Record<string, string | undefined>) {
@@ -80,18 +101,25 @@ function pricingLookup(home: string, env: Record<string, string | undefined>) {
 export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
   const { config, env, logger } = o;
   const clock = o.clock ?? systemClock;
-  await mkdir(config.home, { recursive: true });
+  await ensurePrivateDir(config.home, logger);
   const store = openSqliteStore(config.db_path);
-  await ensureAdminToken(store, env, o.stdout);
+  const admin = await ensureAdminToken(store, env, o.stdout, config.home);
   const metrics = new GatewayMetrics({ processMetrics: true });
   const governor = new RateGovernor(clock);
-  const outbox = new Outbox({ governor, clock, logger });
-  const pool = new AgentPool({ home: config.home, env, warn: (m) => logger.warn(m), onTraceError: (err, sessionId) => logger.error({ err, sessionId }, 'trace write failed') });
+  const redactor = o.redactor ?? new SecretRedactor();
+  redactor.add([...gatewayCredentials(config), admin.source === 'generated' ? admin.token : undefined]);
+  const outbox = new Outbox({ governor, clock, logger, redactor });
+  const tools = await resolveToolIsolation(config);
+  logger[tools.notice.level]({ sandbox: tools.isolation.sandbox.kind }, tools.notice.message);
+  const pool = new AgentPool({
+    home: config.home, env, isolation: tools.isolation, warn: (m) => logger.warn(m), onTraceError: (err, sessionId) => logger.error({ err, sessionId }, 'trace write failed'),
+    onLoaded: ({ state }) => redactor.add([...Object.values(state.vault), ...state.project.models.map((m) => m.api_key)]),
+  });
   const broker = new ApprovalBroker({ store, outbox, clock, logger, metrics, timeoutMs: config.approvals.timeout_ms });
   const lookup = pricingLookup(config.home, env);
   const pricingCache = new Map<string, PricingRates | undefined>();
   const manager = new SessionManager({
-    config, store, pool, broker, outbox, governor, clock, logger, metrics,
+    config, store, pool, broker, outbox, governor, clock, logger, metrics, redactor,
     pricingOf: (provider, modelId) => pricingCache.get(`${provider}\u0000${modelId}`),
   });
   const bindings: PlatformBinding[] = [];
@@ -117,9 +145,10 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
   };
   const root = express();
   root.disable('x-powered-by');
+  root.use(requestLog(logger));
   bindings.push(...(await o.platforms({ store, logger })).map((b) => ({ ...b, adapter: meterAdapter(b.adapter, metrics, clock) })));
   for (const b of bindings) b.routes?.(root);
-  root.use(createAdminApp({ config, store, metrics, runtime, logger, pricing: lookup }));
+  root.use(createAdminApp({ config, store, metrics, runtime, logger, pricing: lookup, redactor, logRequests: false }));
   let listener: AdminListener;
   try {
     listener = await listenAdmin(root, config.listen);
@@ -160,13 +189,14 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
   for (const p of ['telegram', 'slack', 'discord'] as const) {
     if (!status.has(p)) status.set(p, { name: p, state: 'disabled', detail: config[p].configured ? 'disabled in config' : 'no credentials' });
   }
-  void warmPricing();
+  // Loads every routed agent once (creating its files on a first start); shutdown waits for it.
+  const warming = warmPricing().catch((err: unknown) => logger.warn({ err }, 'pricing warm-up failed'));
   manager.startEviction();
   accepting = true;
 
   async function warmPricing(): Promise<void> {
     for (const r of [config.default_route, ...config.routes]) {
-      const loaded = await pool.get(r.project, r.agent);
+      const loaded = await pool.get(r.project, r.agent, r.tools.network);
       if (!loaded.ok) continue;
       const m = loaded.state.resolveModel();
       if (!m.ok) continue;
@@ -182,6 +212,7 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
       const work = (async () => {
         await manager.shutdown(reason);
         await broker.close();
+        await warming;
       })();
       let timer: NodeJS.Timeout | undefined;
       const graceOver = new Promise<void>((r) => {

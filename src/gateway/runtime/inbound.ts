@@ -1,27 +1,27 @@
 /**
  * GatewayInbound (gateway.md §3, §6): the handler every adapter delivers to. Each platform event acts once
- * (deduplicated by its event id in SQLite); bots are ignored; DMs follow the platform's DM policy
- * (`pairing` gives unknown users a one-time code for the operator, `allowlist`, `open`, `disabled`) and
- * every message the route's access rules; chat commands are answered here; the rest goes to the session
- * manager. Button clicks are acknowledged at once, then routed (approvals, Stop, Continue).
+ * (deduplicated by its event id in SQLite); bots are ignored; the AccessGate admits by DM / group policy
+ * and route access; chat commands are answered here (only an approver may make approvals laxer, and only
+ * the Task's starter or an approver may stop it); the rest goes to the session manager. Button clicks are
+ * acknowledged at once, then routed (approvals, Stop, Continue).
  */
 import type { ChannelAdapter } from '../../adapters/contract/adapter';
 import { decodeActionPayload } from '../../adapters/contract/action-payload';
 import type { Clock } from '../../adapters/contract/clock';
 import type { ActionEvent, InboundHandler, InboundMessage } from '../../adapters/contract/messages';
-import { bindingKey, tryParseBindingKey, type ThreadRef } from '../../adapters/contract/thread-ref';
+import { tryParseBindingKey, type ThreadRef } from '../../adapters/contract/thread-ref';
 import type { Logger } from 'pino';
 import type { GatewayMetrics } from '../admin/metrics';
-import { resolveRoute, type GatewayConfig, type ResolvedRoute, type RouteScope } from '../config';
+import { resolveRoute, type GatewayConfig, type RouteScope } from '../config';
 import type { GatewayStore } from '../store';
 import type { PairingRow } from '../store/types';
+import { AccessGate } from './access-gate';
 import type { ApprovalBroker } from './approval-broker';
 import { HELP_TEXT, parseCommand } from './commands';
 import type { Outbox } from './outbox';
 import type { Conversation, SessionManager } from './session-manager';
 
-/** Pairing codes stay valid this long. */
-export const PAIRING_TTL_MS = 60 * 60 * 1000;
+const NOT_YOUR_TASK = 'A task someone else started is running here; only they or an approver can stop it or start a new session now.';
 
 export interface GatewayInboundOptions {
   config: GatewayConfig;
@@ -51,19 +51,12 @@ export function routeScopeOf(thread: ThreadRef): RouteScope {
   }
 }
 
-function channelOf(thread: ThreadRef): string {
-  switch (thread.platform) {
-    case 'telegram':
-      return thread.chat;
-    case 'web':
-      return thread.conversation;
-    default:
-      return thread.channel;
-  }
-}
-
 export class GatewayInbound {
-  constructor(private readonly o: GatewayInboundOptions) {}
+  private readonly gate: AccessGate;
+
+  constructor(private readonly o: GatewayInboundOptions) {
+    this.gate = new AccessGate({ config: o.config, store: o.store, outbox: o.outbox, clock: o.clock });
+  }
 
   handlerFor(adapter: ChannelAdapter): InboundHandler {
     return {
@@ -82,7 +75,7 @@ export class GatewayInbound {
     if (!msg.isDM && !msg.mentionsBot) return;
     const route = resolveRoute(this.o.config, routeScopeOf(msg.thread));
     const conv: Conversation = { adapter, thread: msg.thread, isDM: msg.isDM, route };
-    if (!(await this.admitted(conv, msg))) return;
+    if (!(await this.gate.admit(adapter, route, msg))) return;
 
     const command = parseCommand(msg.text);
     if (command) {
@@ -139,71 +132,33 @@ export class GatewayInbound {
     if (!adapter || !row.chat) return;
     const parsed = tryParseBindingKey(row.chat);
     if (!parsed.ok) return;
-    const text = row.state === 'approved' ? '✅ You are approved. Send me your message again.' : '⛔ Your pairing request was declined.';
+    const text = row.kind === 'group'
+      ? (row.state === 'approved' ? '✅ This group is approved. Mention me again to get started.' : '⛔ The pairing request for this group was declined.')
+      : (row.state === 'approved' ? '✅ You are approved. Send me your message again.' : '⛔ Your pairing request was declined.');
     await this.o.outbox.post(adapter, parsed.ref, { text });
-  }
-
-  private async admitted(conv: Conversation, msg: InboundMessage): Promise<boolean> {
-    const platform = conv.adapter.platform;
-    const ref = `${platform}:${msg.user.id}`;
-    const allowedByList = async () => this.o.config.allow_users.includes(ref) || (await this.o.store.isAllowed(platform, msg.user.id));
-    if (msg.isDM) {
-      const policy = platform === 'slack' || platform === 'discord' || platform === 'telegram' ? this.o.config[platform].dm_policy : 'open';
-      if (policy === 'disabled') return false;
-      if (policy === 'allowlist' && !(await allowedByList())) {
-        await this.o.outbox.post(conv.adapter, conv.thread, { text: '⛔ This bot only answers people on its allowlist.' });
-        return false;
-      }
-      if (policy === 'pairing' && !(await allowedByList())) {
-        await this.offerPairing(conv, msg);
-        return false;
-      }
-    }
-    return this.routeAllows(conv.route, ref, msg);
-  }
-
-  private routeAllows(route: ResolvedRoute, ref: string, msg: InboundMessage): boolean {
-    const { users, roles, channels } = route.access;
-    if (users.length > 0 && !users.includes(ref) && !route.approvers.includes(ref)) return false;
-    if (channels.length > 0 && !msg.isDM && !channels.includes(channelOf(msg.thread))) return false;
-    if (roles.length > 0 && !(msg.user.roles ?? []).some((r) => roles.includes(r)) && !route.approvers.includes(ref)) return false;
-    return true;
-  }
-
-  private async offerPairing(conv: Conversation, msg: InboundMessage): Promise<void> {
-    const now = this.o.clock.now();
-    const existing = (await this.o.store.listPairings({ state: 'pending' })).find((p) => p.platform === conv.adapter.platform && p.user_id === msg.user.id && p.expires_at > now);
-    const row = existing ?? (await this.o.store.requestPairing({
-      platform: conv.adapter.platform,
-      user_id: msg.user.id,
-      user_name: msg.user.name ?? null,
-      chat: bindingKey(conv.thread),
-      created_at: now,
-      expires_at: now + PAIRING_TTL_MS,
-    }));
-    await this.o.outbox.post(conv.adapter, conv.thread, {
-      text: `🔐 I don't know you yet. Ask the operator to approve your pairing code **${row.code}** (in the dashboard, or \`penguin-gateway pairing approve ${row.code}\`). It is valid for an hour.`,
-    });
   }
 
   private async command(conv: Conversation, msg: InboundMessage, cmd: NonNullable<ReturnType<typeof parseCommand>>): Promise<void> {
     const say = (text: string) => this.o.outbox.post(conv.adapter, conv.thread, { text });
+    const actor = `${conv.adapter.platform}:${msg.user.id}`;
     switch (cmd.name) {
-      case 'new':
-        await this.o.manager.newSession(conv);
-        await say('🆕 New session. What should we do?');
+      case 'new': {
+        const r = await this.o.manager.newSession(conv, actor);
+        await say(r === 'not_allowed' ? NOT_YOUR_TASK : '🆕 New session. What should we do?');
         return;
-      case 'stop':
-        if (!(await this.o.manager.stop(conv))) await say('Nothing is running.');
+      }
+      case 'stop': {
+        const r = await this.o.manager.stop(conv, actor);
+        if (r === 'not_running') await say('Nothing is running.');
+        if (r === 'not_allowed') await say(NOT_YOUR_TASK);
         return;
+      }
       case 'mode': {
-        const ref = `${conv.adapter.platform}:${msg.user.id}`;
-        const authorised = msg.isDM || conv.route.approvers.length === 0 || conv.route.approvers.includes(ref);
         if (!cmd.arg) {
           await say(await this.o.manager.status(conv));
           return;
         }
-        await say(authorised ? await this.o.manager.setMode(conv, cmd.arg) : 'Only this route\'s approvers can change the approval mode.');
+        await say(await this.o.manager.setMode(conv, cmd.arg, { mayWiden: conv.route.approvers.includes(actor) }));
         return;
       }
       case 'status':

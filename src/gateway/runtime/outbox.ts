@@ -2,7 +2,8 @@
  * Outbox: one-off platform messages outside a live reply (approval cards and their decisions, notices,
  * pairing codes, Continue offers). Each call waits for the shared rate governor with final priority and
  * follows the adapter's error classification: retry (≤5 tries, honouring retry_after), degrade (plain text,
- * or post anew when an edited message is gone), ignore, surface (logged, nothing retried).
+ * or post anew when an edited message is gone), ignore, surface (logged, nothing retried). Known secrets
+ * are masked in every text first.
  */
 import type { ChannelAdapter } from '../../adapters/contract/adapter';
 import type { Clock } from '../../adapters/contract/clock';
@@ -11,7 +12,7 @@ import type { MessageRef } from '../../adapters/contract/messages';
 import type { RateOp } from '../../adapters/contract/rate';
 import type { ButtonSpec, OutboundContent } from '../../adapters/contract/surface';
 import type { ThreadRef } from '../../adapters/contract/thread-ref';
-import type { RateGovernor } from '../../adapters/render';
+import type { RateGovernor, SecretRedactor } from '../../adapters/render';
 import type { Logger } from 'pino';
 
 const MAX_TRIES = 5;
@@ -26,15 +27,17 @@ export function outboundOf(m: OutboxMessage, plain = false): OutboundContent {
 }
 
 export class Outbox {
-  constructor(private readonly o: { governor: RateGovernor; clock: Clock; logger: Logger }) {}
+  constructor(private readonly o: { governor: RateGovernor; clock: Clock; logger: Logger; redactor?: SecretRedactor }) {}
 
   /** Posts a message; undefined when the platform refused it for good (logged). */
-  async post(adapter: ChannelAdapter, thread: ThreadRef, m: OutboxMessage): Promise<MessageRef | undefined> {
+  async post(adapter: ChannelAdapter, thread: ThreadRef, message: OutboxMessage): Promise<MessageRef | undefined> {
+    const m = this.redacted(message);
     return this.attempt(adapter, thread, 'post', (plain) => adapter.post(thread, outboundOf(m, plain)));
   }
 
   /** Edits a message; when it is gone, posts the content anew. Resolves to the message now showing it. */
-  async edit(adapter: ChannelAdapter, ref: MessageRef, m: OutboxMessage): Promise<MessageRef | undefined> {
+  async edit(adapter: ChannelAdapter, ref: MessageRef, message: OutboxMessage): Promise<MessageRef | undefined> {
+    const m = this.redacted(message);
     let gone = false;
     const edited = await this.attempt(adapter, ref.thread, 'edit', async (plain) => {
       await adapter.edit(ref, outboundOf(m, plain));
@@ -44,6 +47,11 @@ export class Outbox {
     });
     if (edited) return edited;
     return gone ? this.post(adapter, ref.thread, m) : undefined;
+  }
+
+  /** Cards show the model's arguments: secrets are masked there as everywhere else. */
+  private redacted(m: OutboxMessage): OutboxMessage {
+    return this.o.redactor ? { ...m, text: this.o.redactor.redact(m.text) } : m;
   }
 
   private async attempt<T>(adapter: ChannelAdapter, thread: ThreadRef, op: RateOp, call: (plain: boolean) => Promise<T>, onGone?: () => void): Promise<T | undefined> {

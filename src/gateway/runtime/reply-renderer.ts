@@ -9,7 +9,7 @@ import type { ChannelAdapter } from '../../adapters/contract/adapter';
 import type { Clock } from '../../adapters/contract/clock';
 import { surfaceFor } from '../../adapters/contract/adapter';
 import { bindingKey, type ThreadRef } from '../../adapters/contract/thread-ref';
-import { emptyLiveView, foldLiveView, renderLiveReply, type LiveInput, type LiveView, type Pricing, type RateGovernor } from '../../adapters/render';
+import { emptyLiveView, foldLiveView, renderLiveReply, type LiveInput, type LiveView, type Pricing, type RateGovernor, type ReplySnapshot, type SecretRedactor } from '../../adapters/render';
 import { MessageWriter, type WriterEvent, type WriterResult } from '../../adapters/render/message-writer';
 import type { GatewayStore } from '../store';
 import type { Logger } from 'pino';
@@ -33,6 +33,8 @@ export interface ReplyRendererOptions {
   native?: boolean;
   /** Called once when the first platform message of this reply exists (inbound → first reply latency). */
   onFirstSend?: () => void;
+  /** Masks secrets (vault values, gateway credentials) in everything the reply shows. */
+  redactor?: SecretRedactor;
 }
 
 export class ReplyRenderer {
@@ -64,7 +66,15 @@ export class ReplyRenderer {
 
   push(input: LiveInput): void {
     this.view = foldLiveView(this.view, input);
-    this.writer.update(renderLiveReply(this.view, { pricing: this.o.pricing, stopPayload: this.o.stopPayload }));
+    this.writer.update(this.redacted(renderLiveReply(this.view, { pricing: this.o.pricing, stopPayload: this.o.stopPayload }), true));
+  }
+
+  /** Live snapshots also hold back a trailing partial secret; the final one masks whole matches only. */
+  private redacted(s: ReplySnapshot, live: boolean): ReplySnapshot {
+    const r = this.o.redactor;
+    if (!r) return s;
+    const f = live ? (t: string) => r.redactLive(t) : (t: string) => r.redact(t);
+    return { ...s, header: f(s.header), answer: f(s.answer) };
   }
 
   /** Send what there is now (before an approval card, so the card lands under the current text). */
@@ -78,7 +88,7 @@ export class ReplyRenderer {
    */
   async finish(opts: { interrupted?: boolean } = {}): Promise<WriterResult> {
     this.view = foldLiveView(this.view, { kind: 'task_finished', at: this.o.clock.now() });
-    const result = await this.writer.finish(renderLiveReply(this.view, { pricing: this.o.pricing }));
+    const result = await this.writer.finish(this.redacted(renderLiveReply(this.view, { pricing: this.o.pricing }), false));
     const rows = await Promise.all(this.deliveries.values());
     for (const id of rows) {
       if (id === undefined || (opts.interrupted && result.ok)) continue;

@@ -13,20 +13,20 @@ import { encodeActionPayload } from '../../adapters/contract/action-payload';
 import type { Clock, TimerHandle } from '../../adapters/contract/clock';
 import type { ChatUser, InboundMessage } from '../../adapters/contract/messages';
 import { bindingKey, type ThreadRef } from '../../adapters/contract/thread-ref';
-import { answerText, type Pricing, type RateGovernor } from '../../adapters/render';
+import { answerText, type Pricing, type RateGovernor, type SecretRedactor } from '../../adapters/render';
 import type { Session } from '../../core/agent';
 import { fallbackTitle } from '../../core/agent/title';
 import * as b from '../../core/omnimessage/builders';
 import { isPayload } from '../../core/omnimessage/guards';
 import type { OmniMessage } from '../../core/omnimessage/types';
-import { isApprovalMode, type ApprovalMode } from '../../core/state';
+import { isApprovalMode, widensApproval, type ApprovalMode } from '../../core/state';
 import type { Logger } from 'pino';
 import type { GatewayMetrics } from '../admin/metrics';
 import type { GatewayConfig, ResolvedRoute } from '../config';
 import type { GatewayStore } from '../store';
 import { usageRowFromMessage } from '../store';
 import type { AgentPool } from './agent-pool';
-import type { ApprovalBroker } from './approval-broker';
+import { SessionGrants, type ApprovalBroker } from './approval-broker';
 import { prepareInput } from './inbound-input';
 import type { Outbox } from './outbox';
 import { ReplyRenderer } from './reply-renderer';
@@ -48,7 +48,7 @@ interface RunningTask {
 interface Entry extends Conversation {
   key: string;
   session: Session;
-  sessionGrants: Set<string>;
+  sessionGrants: SessionGrants;
   running?: RunningTask;
   queue: { input: OmniMessage[]; user: ChatUser }[];
   lastActive: number;
@@ -68,6 +68,8 @@ export interface SessionManagerOptions {
   metrics?: GatewayMetrics;
   /** Pricing of a model, for the cost on the final line. */
   pricingOf?: (provider: string, modelId: string) => Pricing | undefined;
+  /** Masks secrets in every live reply. */
+  redactor?: SecretRedactor;
 }
 
 const newTaskId = () => `t${randomBytes(6).toString('hex')}`;
@@ -120,40 +122,54 @@ export class SessionManager {
     this.startTask(entry, prepared.messages, msg.user, { typingSent: true });
   }
 
-  /** Stop the running Task of a conversation; false when nothing runs. */
-  async stop(conv: Pick<Conversation, 'thread'>, reason = 'stopped by user'): Promise<boolean> {
+  /** `/stop`: only the Task's starter or an approver may stop it. */
+  async stop(conv: Pick<Conversation, 'thread'>, actor: string): Promise<'stopped' | 'not_running' | 'not_allowed'> {
     const entry = this.entries.get(bindingKey(conv.thread));
-    if (!entry?.running) return false;
-    entry.queue = [];
-    await this.abortTask(entry, reason);
-    return true;
+    if (!entry?.running) return 'not_running';
+    return this.stopTask(entry.running.taskId, actor);
   }
 
   /** The Stop button: only the requester or an approver may press it. */
   async stopTask(taskId: string, actor: string): Promise<'stopped' | 'not_running' | 'not_allowed'> {
     const entry = this.tasks.get(taskId);
     if (!entry?.running || entry.running.taskId !== taskId) return 'not_running';
-    if (actor !== entry.running.requester && !entry.route.approvers.includes(actor)) return 'not_allowed';
+    if (!this.mayControl(entry, actor)) return 'not_allowed';
     entry.queue = [];
     await this.abortTask(entry, 'stopped by user');
     return 'stopped';
   }
 
   /** `/new`: the conversation gets a fresh session on its next message; the old one stays resumable. */
-  async newSession(conv: Conversation): Promise<void> {
+  async newSession(conv: Conversation, actor: string): Promise<'started' | 'not_allowed'> {
     const key = bindingKey(conv.thread);
     const entry = this.entries.get(key);
+    if (entry?.running && !this.mayControl(entry, actor)) return 'not_allowed';
     if (entry?.running) await this.abortTask(entry, 'a new session was started');
     if (entry) await this.evict(entry);
     await this.o.store.unbind(key);
+    return 'started';
   }
 
-  async setMode(conv: Conversation, mode: string): Promise<string> {
+  /**
+   * `/mode <mode>`: anyone may make tool approvals stricter; making them laxer than the session's current
+   * mode takes an approver in chat (`mayWiden`), else the operator (config, admin API).
+   */
+  async setMode(conv: Conversation, mode: string, o: { mayWiden: boolean }): Promise<string> {
     if (!isApprovalMode(mode)) return `Unknown mode "${mode}". Use one of: allow-all, deny-all, read-only, always-ask.`;
     const entry = await this.entryFor(conv);
     if (typeof entry === 'string') return entry;
+    const current = (await this.o.store.getSession(entry.session.id))?.approval_mode ?? conv.route.approval_mode;
+    if (!o.mayWiden && widensApproval(current, mode)) {
+      return conv.route.approvers.length > 0
+        ? `Only this route's approvers can make tool approvals laxer (now: ${current}). You may choose a stricter mode.`
+        : `Making tool approvals laxer (now: ${current}) is for the operator: the route's approval_mode in the gateway config, or the admin API. You may choose a stricter mode.`;
+    }
     await this.o.store.updateSession(entry.session.id, { approval_mode: mode });
     return `Approval mode for this conversation: ${mode}.`;
+  }
+
+  private mayControl(entry: Entry, actor: string): boolean {
+    return !entry.running || actor === entry.running.requester || entry.route.approvers.includes(actor);
   }
 
   async status(conv: Conversation): Promise<string> {
@@ -275,7 +291,7 @@ export class SessionManager {
   }
 
   private async open(conv: Conversation, key: string, user?: ChatUser): Promise<Entry | string> {
-    const loaded = await this.o.pool.get(conv.route.project, conv.route.agent);
+    const loaded = await this.o.pool.get(conv.route.project, conv.route.agent, conv.route.tools.network);
     if (!loaded.ok) {
       this.o.logger.error({ route: conv.route.name, errors: loaded.errors.map((e) => e.message) }, 'agent could not be loaded');
       return `This conversation's agent (${conv.route.project}/${conv.route.agent}) could not be loaded. The operator has the details in the gateway log.`;
@@ -307,7 +323,7 @@ export class SessionManager {
       ...conv,
       key,
       session,
-      sessionGrants: new Set(),
+      sessionGrants: new SessionGrants(),
       queue: [],
       lastActive: this.o.clock.now(),
       lastUser: user ?? { id: 'unknown' },
@@ -356,6 +372,7 @@ export class SessionManager {
       stopPayload: encodeActionPayload({ kind: 'stop', taskId: running.taskId }),
       intervalMs: isDM ? sconf.dm_edit_interval_ms : sconf.group_edit_interval_ms,
       native: platform !== 'telegram' || this.o.config.telegram.draft_streaming,
+      redactor: this.o.redactor,
     });
     const typing = this.startTyping(entry, sconf.typing_renew_ms, typingSent);
     const approve = this.o.broker.approverFor({
@@ -371,6 +388,7 @@ export class SessionManager {
         return row?.approval_mode ?? entry.route.approval_mode;
       },
       permissionOf: (name) => session.toolPermission(name),
+      reachOf: (call) => session.toolReach(call),
       sessionGrants: entry.sessionGrants,
       onPending: async (toolCallId, origin) => {
         renderer.push({ kind: 'approval_pending', toolCallId, origin });
@@ -433,7 +451,8 @@ export class SessionManager {
 
   private async modelTitle(entry: Entry, user: string, renderer: ReplyRenderer): Promise<void> {
     const assistant = answerText(renderer.liveView);
-    const title = await entry.session.generateTitle({ user, assistant });
+    const generated = await entry.session.generateTitle({ user, assistant });
+    const title = generated && (this.o.redactor?.redact(generated) ?? generated);
     if (title) await this.o.store.updateSession(entry.session.id, { title }).catch(() => undefined);
   }
 

@@ -292,9 +292,13 @@ export interface ScheduleStore {
 }
 
 export type PairingState = 'pending' | 'approved' | 'denied' | 'expired';
+/** Whom an access decision is about: a platform user, or a group (Telegram chat, Discord guild, Slack workspace) and everyone in it. */
+export type AccessKind = 'user' | 'group';
 export interface PairingRow {
   code: string;
   platform: string;
+  kind: AccessKind;
+  /** The user id, or the group's id for `kind: 'group'`. */
   user_id: string;
   user_name: string | null;
   chat: string | null;
@@ -305,6 +309,8 @@ export interface PairingRow {
 }
 export interface NewPairing {
   platform: string;
+  /** Default `user`. */
+  kind?: AccessKind;
   user_id: string;
   user_name?: string | null;
   chat?: string | null;
@@ -316,22 +322,23 @@ export type PairingDecision =
   | { ok: false; reason: 'not_found' | 'expired' | 'already_decided'; row?: PairingRow };
 export interface AllowlistRow {
   platform: string;
+  kind: AccessKind;
   user_id: string;
   added_by: string | null;
   created_at: number;
 }
 export interface AccessStore {
-  /** A pending, unexpired request of the same user is returned as is (one code per user at a time). */
-  requestPairing(p: NewPairing): Promise<PairingRow>;
+  /** A pending, unexpired request of the same subject is returned as is, `created: false` (one code per subject at a time). */
+  requestPairing(p: NewPairing): Promise<{ row: PairingRow; created: boolean }>;
   getPairing(code: string): Promise<PairingRow | undefined>;
   /** Approving also adds the user to the allowlist, atomically. Codes are matched case-insensitively. */
   decidePairing(code: string, decision: 'approved' | 'denied', decidedBy: string | null, at?: number): Promise<PairingDecision>;
   listPairings(filter?: { state?: PairingState; limit?: number }): Promise<PairingRow[]>;
   expirePairings(now: number): Promise<number>;
-  /** True when newly added. */
-  allowUser(platform: string, userId: string, addedBy: string | null, at?: number): Promise<boolean>;
-  disallowUser(platform: string, userId: string): Promise<boolean>;
-  isAllowed(platform: string, userId: string): Promise<boolean>;
+  /** True when newly added. `kind` defaults to `user` here and below. */
+  allowUser(platform: string, userId: string, addedBy: string | null, at?: number, kind?: AccessKind): Promise<boolean>;
+  disallowUser(platform: string, userId: string, kind?: AccessKind): Promise<boolean>;
+  isAllowed(platform: string, userId: string, kind?: AccessKind): Promise<boolean>;
   listAllowed(platform?: string): Promise<AllowlistRow[]>;
 }
 

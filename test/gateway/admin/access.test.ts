@@ -12,7 +12,7 @@ describe('pairing', () => {
   beforeEach(async () => {
     h = await startHarness();
   });
-  const request = (user_id: string, expires_at = Date.now() + 3_600_000) => h.store.requestPairing({ platform: 'telegram', user_id, user_name: 'ann', chat: '42', expires_at });
+  const request = async (user_id: string, expires_at = Date.now() + 3_600_000) => (await h.store.requestPairing({ platform: 'telegram', user_id, user_name: 'ann', chat: '42', expires_at })).row;
 
   it('lists pending requests and approves one: the user is allowlisted and the runtime told', async () => {
     const p = await request('42');

@@ -72,7 +72,7 @@ export async function startHarness(opts: { env?: Record<string, string>; pricing
   let raw = '';
   const logger = createLogger(config, { write: (s: string) => void (raw += s) });
   let printed = '';
-  await ensureAdminToken(store, env, { write: (s: string) => (printed += s) });
+  await ensureAdminToken(store, env, { isTTY: true, write: (s: string) => (printed += s) }, home);
   const token = /^ {4}(\S+)$/m.exec(printed)?.[1] ?? env.PENGUIN_ADMIN_TOKEN ?? '';
   const app = createAdminApp({ config, store, metrics, runtime, logger, ...(opts.pricing ? { pricing: opts.pricing } : {}) });
   const listener = await listenAdmin(app, { host: '127.0.0.1', port: 0 });

@@ -2,6 +2,7 @@
  * listenAdmin binds where asked (port 0 = any), reports the bound address, refuses a taken port with a
  * message naming it and releases the port on close; createLogger censors credentials in logged objects.
  */
+import { SecretRedactor } from '../../../src/adapters/render/redactor';
 import { createLogger, REDACTED } from '../../../src/gateway/logger';
 import { listenAdmin } from '../../../src/gateway/admin';
 
@@ -57,5 +58,16 @@ describe('createLogger', () => {
     log.warn('loud');
     expect(out).not.toContain('quiet');
     expect(out).toContain('loud');
+  });
+
+  it('with a redactor masks known secret values wherever they appear in a line', () => {
+    let out = '';
+    const redactor = new SecretRedactor();
+    const log = createLogger({ logging: { level: 'info' } }, { write: (s: string) => void (out += s) }, redactor);
+    redactor.add(['vault-canary-0123456789']);
+    log.info({ detail: 'tool printed vault-canary-0123456789' }, 'message with vault-canary-0123456789');
+    expect(out).not.toContain('vault-canary');
+    expect(out.split('[redacted]').length - 1).toBe(2);
+    expect(() => JSON.parse(out)).not.toThrow();
   });
 });

@@ -60,6 +60,7 @@ describe('GET /api/sessions', () => {
     ['platform=irc', 'query.platform: expected one of telegram|slack|discord|web, found "irc"'],
     ['status=busy', 'query.status: expected one of idle|running|compacting, found "busy"'],
     ['since=yesterday', 'query.since: expected epoch milliseconds or an ISO 8601 date/time, found "yesterday"'],
+    ['until=2026-02-31T10:00:00Z', 'query.until: expected epoch milliseconds or an ISO 8601 date/time, found "2026-02-31T10:00:00Z"'],
     ['limit=1&limit=2', 'query.limit: expected an integer 1-500, found a list'],
     ['colour=red', 'query: unknown field "colour"'],
   ])('answers ?%s with 400 naming the field', async (qs, message) => {

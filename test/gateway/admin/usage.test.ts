@@ -57,6 +57,8 @@ describe('GET /api/usage', () => {
   it.each([
     ['group=week', 'query.group: expected one of day|model|route|session|project|platform, found "week"'],
     ['from=2027-3-1', 'query.from: expected a date YYYY-MM-DD, found "2027-3-1"'],
+    ['from=2026-02-31', 'query.from: expected a real calendar date YYYY-MM-DD, found "2026-02-31"'],
+    ['to=2026-13-01', 'query.to: expected a real calendar date YYYY-MM-DD, found "2026-13-01"'],
     ['from=2027-03-05&to=2027-03-01', 'query.from: expected a date on or before query.to (2027-03-01), found "2027-03-05"'],
   ])('answers ?%s with 400 naming the field', async (qs, message) => {
     const r = await h.call(`/api/usage?${qs}`);

@@ -78,7 +78,7 @@ describe('pairing', () => {
   async function request(user_id: string, expires_at = Date.now() + 3_600_000) {
     const s = openSqliteStore(dbPath());
     try {
-      return await s.requestPairing({ platform: 'telegram', user_id, user_name: 'ann', expires_at });
+      return (await s.requestPairing({ platform: 'telegram', user_id, user_name: 'ann', expires_at })).row;
     } finally {
       await s.close();
     }

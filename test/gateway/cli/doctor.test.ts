@@ -213,7 +213,7 @@ it('checks an existing database and data root', async () => {
   expect(lineOf(r.stdout, 'database')).toBe(`✓ database     ${join(c.home, 'gateway.db')} opens, schema version ${MIGRATIONS.length} (current)`);
   expect(lineOf(r.stdout, 'admin token')).toBe('✓ admin token  1 generated token stored (as hashes)');
 
-  c.env.PENGUIN_ADMIN_TOKEN = 'operator-token-123';
+  c.env.PENGUIN_ADMIN_TOKEN = 'operator-token-1234567890abc';
   const newer = openSqliteStore(join(c.home, 'gateway.db'));
   newer.db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(MIGRATIONS.length + 1, 'future', 0);
   await newer.close();
@@ -221,7 +221,7 @@ it('checks an existing database and data root', async () => {
   expect(r.code).toBe(1);
   expect(lineOf(r.stdout, 'database')).toMatch(/^✗ database .* is at schema version \d+, newer than this release knows/);
   expect(lineOf(r.stdout, 'admin token')).toBe('✓ admin token  set by PENGUIN_ADMIN_TOKEN');
-  expect(r.stdout).not.toContain('operator-token-123');
+  expect(r.stdout).not.toContain('operator-token-1234567890abc');
 });
 
 it('fails when the data root is a file or the database is not a database', async () => {
@@ -259,4 +259,19 @@ it('gives up on an API root that never answers after --timeout', async () => {
     silent.closeAllConnections();
     await new Promise<void>((r) => silent.close(() => r()));
   }
+});
+
+it('reports the tool sandbox as start would resolve it: required but missing fails, auto without bwrap warns', async () => {
+  const cfg = join(c.dir, 'gateway.yaml');
+  writeFileSync(cfg, 'tools: {sandbox: bubblewrap}\n');
+  c.env.PENGUIN_GATEWAY_CONFIG = cfg;
+  c.env.PATH = join(c.dir, 'no-such-bin');
+  let r = await c.run(['doctor']);
+  expect(r.code).toBe(1);
+  expect(lineOf(r.stdout, 'sandbox')).toMatch(/^✗ sandbox +tools\.sandbox is bubblewrap, but bwrap .* is not installed: every shell command will be refused/);
+  expect(r.stdout).toContain('→ install bubblewrap');
+
+  writeFileSync(cfg, 'tools: {sandbox: auto}\n');
+  r = await c.run(['doctor']);
+  expect(lineOf(r.stdout, 'sandbox')).toMatch(/^! sandbox +no command sandbox: .*shell commands run on the host/);
 });

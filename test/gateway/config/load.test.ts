@@ -48,7 +48,7 @@ describe('defaults', () => {
     expect(c.web).toMatchObject({ enabled: true, configured: true });
     expect(c.default_route).toEqual({
       name: 'default', project: 'default_project', agent: 'default_agent', approval_mode: 'read-only', workspace_policy: 'temp',
-      approvers: [], access: { users: [], roles: [], channels: [] },
+      approvers: [], access: { users: [], roles: [], channels: [] }, tools: { network: true },
     });
     expect(c.routes).toEqual([]);
     expect(c.allow_users).toEqual([]);
@@ -70,7 +70,7 @@ describe('environment', () => {
       PENGUIN_HOME: 'data',
       PENGUIN_GATEWAY_HOST: '10.0.0.5',
       PENGUIN_GATEWAY_PORT: '9001',
-      PENGUIN_ADMIN_TOKEN: 'admintok',
+      PENGUIN_ADMIN_TOKEN: 'admintok-0123456789abcdefghij',
       OPENAI_API_KEY: 'sk-1',
       OPENAI_BASE_URL: 'http://127.0.0.1:9999/v1',
       PENGUIN_MODEL: 'gpt-x',
@@ -87,7 +87,7 @@ describe('environment', () => {
     expect(c.home).toBe(join(cwd, 'data'));
     expect(c.db_path).toBe(join(cwd, 'data', 'gateway.db'));
     expect(c.listen).toEqual({ host: '10.0.0.5', port: 9001 });
-    expect(c.admin_token).toBe('admintok');
+    expect(c.admin_token).toBe('admintok-0123456789abcdefghij');
     expect(c.model).toEqual({ api_key: 'sk-1', base_url: 'http://127.0.0.1:9999/v1', model_id: 'gpt-x' });
     expect(c.telegram).toMatchObject({ configured: true, bot_token: '123:abc', api_root: 'http://127.0.0.1:8081', dm_policy: 'open' });
     expect(c.slack).toMatchObject({ configured: true, mode: 'socket', app_token: 'xapp-1', api_url: 'http://127.0.0.1:8082/api/' });
@@ -174,7 +174,7 @@ describe('file errors', () => {
     const e = errs('telegram:\n  enabled: true\n  polling_mode: webhook\n');
     expect(e).toHaveLength(1);
     expect(e[0]).toMatchObject({ source: F, path: 'telegram.polling_mode', line: 3, found: 'unknown key "polling_mode"' });
-    expect(e[0].expected).toMatch(/^one of the known keys \(enabled, dm_policy, mode, /);
+    expect(e[0].expected).toMatch(/^one of the known keys \(enabled, dm_policy, group_policy, mode, /);
   });
 
   it('reports an unknown top-level key', () => {
@@ -283,7 +283,7 @@ describe('routes', () => {
     expect(c.routes[0]).toEqual({
       name: 'slack:T1:C1', match: { platform: 'slack', workspace: 'T1', channel: 'C1' }, project: 'team', agent: 'helper',
       approval_mode: 'always-ask', workspace_policy: 'fixed', workspace_path: '/home/op/work', approvers: ['slack:U1'],
-      access: { users: [], roles: [], channels: [] },
+      access: { users: [], roles: [], channels: [] }, tools: { network: true },
     });
     expect(c.routes[1]).toMatchObject({ name: 'telegram:-1001234567890', workspace_policy: 'temp', access: { users: ['telegram:42'], roles: [], channels: [] } });
     expect(c.routes[1].workspace_path).toBeUndefined();
@@ -293,7 +293,7 @@ describe('routes', () => {
 describe('redactConfig', () => {
   it('replaces every secret and keeps the rest', () => {
     const c = ok('telegram: {mode: webhook, webhook_url: "https://b/t", webhook_secret: S7}\n', {
-      TELEGRAM_BOT_TOKEN: 'S1', SLACK_BOT_TOKEN: 'S2', SLACK_SIGNING_SECRET: 'S3', PENGUIN_ADMIN_TOKEN: 'S4', OPENAI_API_KEY: 'S5', DISCORD_BOT_TOKEN: 'S6',
+      TELEGRAM_BOT_TOKEN: 'S1', SLACK_BOT_TOKEN: 'S2', SLACK_SIGNING_SECRET: 'S3', PENGUIN_ADMIN_TOKEN: 'S4-admin-token-0123456789', OPENAI_API_KEY: 'S5', DISCORD_BOT_TOKEN: 'S6',
     });
     const r = redactConfig(c);
     const text = JSON.stringify(r);

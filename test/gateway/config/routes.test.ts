@@ -2,7 +2,7 @@
 import { resolveRoute, routeNameOf, type GatewayConfig, type ResolvedRoute, type RouteMatch } from '../../../src/gateway/config';
 
 const route = (name: string, match?: RouteMatch): ResolvedRoute => ({
-  name, ...(match ? { match } : {}), project: 'p', agent: name, approval_mode: 'read-only', workspace_policy: 'temp', approvers: [], access: { users: [], roles: [], channels: [] },
+  name, ...(match ? { match } : {}), project: 'p', agent: name, approval_mode: 'read-only', workspace_policy: 'temp', approvers: [], access: { users: [], roles: [], channels: [] }, tools: { network: true },
 });
 
 const config: Pick<GatewayConfig, 'routes' | 'default_route'> = {

@@ -65,6 +65,11 @@ export class FakeChatAdapter implements ChannelAdapter {
     return { platform: 'telegram', thread: { platform: 'telegram', chat: user.id, topic: null }, user, text, attachments: [], mentionsBot: true, isDM: true, eventId, messageId, sentAt: Date.now() };
   }
 
+  /** A message in a group chat (`chat` a negative Telegram id) that mentions the bot. */
+  group(chat: string, user: ChatUser, text: string, eventId: string, messageId = eventId): InboundMessage {
+    return { platform: 'telegram', thread: { platform: 'telegram', chat, topic: null }, user, text, attachments: [], mentionsBot: true, isDM: false, eventId, messageId, sentAt: Date.now() };
+  }
+
   async inject(m: InboundMessage): Promise<void> {
     await this.handler!.onMessage(m);
   }

@@ -27,7 +27,7 @@ describe('busy sessions', () => {
     const chat = new FakeChatAdapter();
     h = await startHarness({ extra: () => [{ adapter: chat }], env: { PENGUIN_ALLOW_USERS: 'telegram:42' } });
     const user = { id: '42', name: 'ann' };
-    h.model.enqueue(stream(turnChunks({ text: 'Working on it.', toolCalls: [{ id: 'r', name: 'read_file', arguments: JSON.stringify({ file_path: '/etc/hostname' }) }] }), { chunkDelayMs: 40 }));
+    h.model.enqueue(stream(turnChunks({ text: 'Working on it.', toolCalls: [{ id: 'r', name: 'read_file', arguments: JSON.stringify({ file_path: 'notes.txt' }) }] }), { chunkDelayMs: 40 }));
     h.model.enqueue(turn({ text: 'Done, and I saw your note.' }));
     await chat.inject(chat.dm(user, 'start something', '1'));
     await h.waitFor('the task running', () => h!.gateway.manager.runningCount === 1);

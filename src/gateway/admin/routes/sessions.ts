@@ -1,6 +1,7 @@
 /**
  * Sessions: `GET /api/sessions` (filters validated; newest activity first), `GET /api/sessions/:id`
- * (the row and its conversation bindings) and `GET /api/sessions/:id/messages` (the transcript read from
+ * (the row and its conversation bindings), `PATCH /api/sessions/:id {approval_mode}` (the operator's way to
+ * widen a session's approvals) and `GET /api/sessions/:id/messages` (the transcript read from
  * the session's trace files under `<home>/<project>/agents/<agent>/traces`, every file's records in
  * order, each file starting with its `session_meta`). Unknown session: 404 `session_not_found`.
  */
@@ -9,6 +10,7 @@ import { z } from 'zod';
 import type { OmniMessage } from '../../../core/omnimessage/types';
 import { isSessionId, readAllTraces, tracesDir } from '../../../core/trace';
 import { PLATFORMS } from '../../config';
+import { APPROVAL_MODES } from '../../config/schema';
 import type { GatewayStore, SessionRow } from '../../store';
 import { ApiError } from '../errors';
 import { parseInput, queryInt, queryText, queryTime } from '../validate';
@@ -32,6 +34,10 @@ const messagesQuery = z.strictObject({
 });
 
 const idParam = z.strictObject({ id: z.string().min(1).max(200) });
+
+const patchBody = z.strictObject({
+  approval_mode: z.enum(APPROVAL_MODES, { error: `expected one of ${APPROVAL_MODES.join('|')}` }),
+});
 
 async function sessionOr404(store: GatewayStore, id: string): Promise<SessionRow> {
   const row = await store.getSession(id);
@@ -63,6 +69,15 @@ export function sessionRoutes(store: GatewayStore, home: string): Router {
     const { id } = parseInput(idParam, req.params, 'path');
     const session = await sessionOr404(store, id);
     res.json({ session, bindings: await store.bindingsOf(id) });
+  });
+
+  // The operator may set any mode, laxer ones included (in chat only approvers may widen it).
+  r.patch('/sessions/:id', async (req, res) => {
+    const { id } = parseInput(idParam, req.params, 'path');
+    const body = parseInput(patchBody, req.body ?? {}, 'body');
+    await sessionOr404(store, id);
+    await store.updateSession(id, { approval_mode: body.approval_mode });
+    res.json({ session: await store.getSession(id) });
   });
 
   r.get('/sessions/:id/messages', async (req, res) => {

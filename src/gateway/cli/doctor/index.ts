@@ -1,7 +1,7 @@
 /**
  * `penguin-gateway doctor`: validates the config (printing every error, exit 1), then checks the data
- * root, database, admin token, listener, each configured platform token with a real API call, and the
- * model endpoint; prints one ✓ / ✗ / ! / – line per check with what to fix. Exit 0 only when no check
+ * root, database, admin token, listener, each configured platform token with a real API call, the
+ * model endpoint and the tool sandbox; prints one ✓ / ✗ / ! / – line per check with what to fix. Exit 0 only when no check
  * failed; parts that are not configured are reported, not failed. Network checks run in parallel.
  */
 import type { CliArgs } from '../args';
@@ -10,6 +10,7 @@ import { loadConfigForCli } from '../config';
 import { EXIT_FAILED, EXIT_OK, line, type CliIO } from '../io';
 import { checkDatabase, checkHome, checkListen } from './local';
 import { checkModel } from './model';
+import { checkSandbox } from './sandbox';
 import { checkDiscord, checkSlack, checkTelegram } from './platforms';
 import { MARKS, type CheckResult } from './types';
 
@@ -30,6 +31,7 @@ export async function doctorCommand(args: CliArgs, io: CliIO): Promise<number> {
       checkSlack(config.slack, timeoutMs),
       checkDiscord(config.discord, timeoutMs),
       checkModel(config.model, timeoutMs),
+      checkSandbox(config, io.env.PATH),
     ])),
   ];
   const width = Math.max(...results.map((r) => r.name.length));

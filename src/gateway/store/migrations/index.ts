@@ -1,7 +1,8 @@
 /** Every migration in order. A new schema version is a new module appended here, never an edit of an old one. */
 import { initial } from './001-initial';
 import { platformProblem } from './002-platform-problem';
+import { groupAccess } from './003-group-access';
 import type { Migration } from './types';
 
-export const MIGRATIONS: readonly Migration[] = [initial, platformProblem];
+export const MIGRATIONS: readonly Migration[] = [initial, platformProblem, groupAccess];
 export type { Migration } from './types';

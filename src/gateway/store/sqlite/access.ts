@@ -1,32 +1,34 @@
 /**
- * Pairing requests and the allowlist on SQLite. One pending code per user at a time; approving a code
- * adds its user to the allowlist in the same transaction, so an approval is never half applied.
+ * Pairing requests and the allowlist on SQLite, for users and for groups (`kind`). One pending code per
+ * subject at a time; approving a code adds its subject to the allowlist in the same transaction, so an
+ * approval is never half applied.
  */
 import { newPairingCode } from '../ids';
-import type { AccessStore, AllowlistRow, NewPairing, PairingDecision, PairingRow } from '../types';
+import type { AccessKind, AccessStore, AllowlistRow, NewPairing, PairingDecision, PairingRow } from '../types';
 import { clampLimit, where, type Sql } from './sql';
 
 export function accessMethods(q: Sql): AccessStore {
   const get = (code: string) => q.get<PairingRow>('SELECT * FROM pairing_requests WHERE code = ?', code.trim().toUpperCase());
-  const allow = (platform: string, userId: string, by: string | null, at: number) =>
-    q.run('INSERT OR IGNORE INTO allowlist (platform, user_id, added_by, created_at) VALUES (?, ?, ?, ?)', platform, userId, by, at).changes === 1;
+  const allow = (platform: string, kind: AccessKind, userId: string, by: string | null, at: number) =>
+    q.run('INSERT OR IGNORE INTO allowlist (platform, kind, user_id, added_by, created_at) VALUES (?, ?, ?, ?, ?)', platform, kind, userId, by, at).changes === 1;
 
   return {
     async requestPairing(p: NewPairing) {
       const at = p.created_at ?? q.now();
+      const kind = p.kind ?? 'user';
       return q.tx(() => {
         const open = q.get<PairingRow>(
-          `SELECT * FROM pairing_requests WHERE platform = ? AND user_id = ? AND state = 'pending' AND expires_at > ? ORDER BY created_at DESC LIMIT 1`,
-          p.platform, p.user_id, at,
+          `SELECT * FROM pairing_requests WHERE platform = ? AND kind = ? AND user_id = ? AND state = 'pending' AND expires_at > ? ORDER BY created_at DESC LIMIT 1`,
+          p.platform, kind, p.user_id, at,
         );
-        if (open) return open;
+        if (open) return { row: open, created: false };
         for (;;) {
           const code = newPairingCode();
           const r = q.run(
-            `INSERT OR IGNORE INTO pairing_requests (code, platform, user_id, user_name, chat, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-            code, p.platform, p.user_id, p.user_name ?? null, p.chat ?? null, at, p.expires_at,
+            `INSERT OR IGNORE INTO pairing_requests (code, platform, kind, user_id, user_name, chat, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+            code, p.platform, kind, p.user_id, p.user_name ?? null, p.chat ?? null, at, p.expires_at,
           );
-          if (r.changes === 1) return get(code)!;
+          if (r.changes === 1) return { row: get(code)!, created: true };
         }
       });
     },
@@ -46,7 +48,7 @@ export function accessMethods(q: Sql): AccessStore {
           return { ok: false, reason: 'expired', row: get(row.code)! };
         }
         q.run('UPDATE pairing_requests SET state = ?, decided_at = ? WHERE code = ?', decision, now, row.code);
-        if (decision === 'approved') allow(row.platform, row.user_id, by, now);
+        if (decision === 'approved') allow(row.platform, row.kind, row.user_id, by, now);
         return { ok: true, row: get(row.code)! };
       });
     },
@@ -60,21 +62,21 @@ export function accessMethods(q: Sql): AccessStore {
       return q.run(`UPDATE pairing_requests SET state = 'expired' WHERE state = 'pending' AND expires_at <= ?`, now).changes;
     },
 
-    async allowUser(platform, userId, by, at) {
-      return allow(platform, userId, by, at ?? q.now());
+    async allowUser(platform, userId, by, at, kind = 'user') {
+      return allow(platform, kind, userId, by, at ?? q.now());
     },
 
-    async disallowUser(platform, userId) {
-      return q.run('DELETE FROM allowlist WHERE platform = ? AND user_id = ?', platform, userId).changes > 0;
+    async disallowUser(platform, userId, kind = 'user') {
+      return q.run('DELETE FROM allowlist WHERE platform = ? AND kind = ? AND user_id = ?', platform, kind, userId).changes > 0;
     },
 
-    async isAllowed(platform, userId) {
-      return q.get('SELECT 1 FROM allowlist WHERE platform = ? AND user_id = ?', platform, userId) !== undefined;
+    async isAllowed(platform, userId, kind = 'user') {
+      return q.get('SELECT 1 FROM allowlist WHERE platform = ? AND kind = ? AND user_id = ?', platform, kind, userId) !== undefined;
     },
 
     async listAllowed(platform) {
       const w = where([['platform = ?', platform]]);
-      return q.all<AllowlistRow>(`SELECT * FROM allowlist ${w.sql} ORDER BY platform, user_id`, ...w.params);
+      return q.all<AllowlistRow>(`SELECT platform, kind, user_id, added_by, created_at FROM allowlist ${w.sql} ORDER BY platform, kind DESC, user_id`, ...w.params);
     },
   };
 }

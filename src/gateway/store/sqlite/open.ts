@@ -4,7 +4,7 @@
  * GatewayStore implementation plus what the CLI needs (`migration` report, the raw handle for doctor).
  */
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { StoreError } from '../errors';
 import { MIGRATIONS, type Migration } from '../migrations';
@@ -38,7 +38,11 @@ export function openSqliteStore(path: string, opts: OpenOptions = {}): SqliteSto
   const now = opts.now ?? Date.now;
   let db: Database.Database;
   try {
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    if (path !== ':memory:') {
+      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      // SQLite creates the -wal and -shm files with the database file's mode: make that 0600 from the start.
+      closeSync(openSync(path, 'a', 0o600));
+    }
     db = new Database(path);
   } catch (e) {
     throw new StoreError('open_failed', `cannot open the gateway database ${path}: ${(e as Error).message}`, { cause: e });
