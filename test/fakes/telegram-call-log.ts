@@ -1,8 +1,11 @@
 /**
- * The fake server's record of answered API calls: every call in order, an index per method (so
- * `callsTo` is O(1)), and per-method counts that survive even when keeping records is switched off
- * for long benchmark runs.
+ * The fake Bot API's record of answered calls: how one answer becomes a CallRecord and its HTTP reply,
+ * and the shared keyed log over those records, indexed and counted by method name case-insensitively
+ * (as the Bot API resolves method names), counts surviving when records are switched off.
  */
+import { KeyedCallLog } from './keyed-call-log';
+import { TgApiError } from './telegram-errors';
+import type { FaultOutcome } from './telegram-faults';
 
 export interface CallRecord {
   seq: number;
@@ -25,33 +28,44 @@ export interface CallRecord {
   aborted: boolean;
 }
 
-export class CallLog {
-  readonly all: CallRecord[] = [];
-  private byMethod = new Map<string, CallRecord[]>();
-  private counts = new Map<string, number>();
+/** How a call was answered: a Bot API error, a method's result, or a forced raw reply / dropped connection. */
+export type CallAnswer = TgApiError | { result: unknown } | Exclude<FaultOutcome, TgApiError>;
 
-  constructor(private readonly keep: boolean) {}
+export type CallFacts = Pick<CallRecord, 'seq' | 'method' | 'params' | 'chatId' | 'at' | 'durationMs' | 'via' | 'forced' | 'aborted'>;
 
-  add(rec: CallRecord): void {
-    const key = rec.method.toLowerCase();
-    this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
-    if (!this.keep) return;
-    this.all.push(rec);
-    const list = this.byMethod.get(key);
-    if (list) list.push(rec);
-    else this.byMethod.set(key, [rec]);
+/** The record of one answered call and the reply to write (status 0: the connection is dropped). */
+export function answeredCall(call: CallFacts, answer: CallAnswer): { rec: CallRecord; reply: { status: number; body: unknown } } {
+  const { seq, method, params, at, durationMs, via, forced, aborted } = call;
+  const rec: CallRecord = { seq, method, params, at, durationMs, status: 200, ok: true, via, forced, aborted };
+  if (call.chatId !== undefined) rec.chatId = call.chatId;
+  if (answer instanceof TgApiError) {
+    const body = answer.body();
+    rec.status = answer.code;
+    rec.ok = false;
+    rec.error = { error_code: body.error_code, description: body.description };
+    if (body.parameters) rec.error.parameters = body.parameters;
+    return { rec, reply: { status: answer.code, body } };
   }
-
-  to(method: string): CallRecord[] {
-    return this.byMethod.get(method.toLowerCase()) ?? [];
+  if (answer === 'disconnect') {
+    rec.status = 0;
+    rec.ok = false;
+    return { rec, reply: { status: 0, body: undefined } };
   }
-
-  count(method: string): number {
-    return this.counts.get(method.toLowerCase()) ?? 0;
+  if ('httpStatus' in answer) {
+    rec.status = answer.httpStatus;
+    rec.ok = false;
+    return { rec, reply: { status: answer.httpStatus, body: answer.body } };
   }
+  rec.result = answer.result;
+  return { rec, reply: { status: 200, body: { ok: true, result: answer.result } } };
+}
 
-  /** The last few calls, one line each, for failure messages. */
-  summary(n: number): string {
-    return this.all.slice(-n).map((c) => `${c.method}→${c.status}${c.error ? ` ${c.error.description}` : ''}`).join('; ') || 'none';
+export class CallLog extends KeyedCallLog<CallRecord> {
+  constructor(keep: boolean) {
+    super(keep, {
+      keyOf: (c) => c.method,
+      ignoreCase: true,
+      describe: (c) => `${c.method}→${c.status}${c.error ? ` ${c.error.description}` : ''}`,
+    });
   }
 }

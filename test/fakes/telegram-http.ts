@@ -4,40 +4,24 @@
  * Form values stay strings here; the parameter schemas coerce them as the real server does.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { readBody, sendRaw } from './http-body';
+import { boundaryOf, parseMultipart, type UploadedFile } from './multipart-form';
 import { tgErrors } from './telegram-errors';
 import type { CallClient } from './telegram-polling';
-import { boundaryOf, parseMultipart, type UploadedFile } from './telegram-multipart';
 
 export interface CallInput {
   params: Record<string, unknown>;
   files: Map<string, UploadedFile>;
 }
 
-const MAX_BODY = 60 * 1024 * 1024;
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_BODY) {
-        reject(new Error('request body too large'));
-        req.destroy();
-        return;
-      }
-      chunks.push(c);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
+/** Oversized bodies are cut off (the connection dropped), as a proxy in front of the Bot API would. */
+const BODY_LIMIT = { maxBytes: 60 * 1024 * 1024, hangUp: true };
 
 export async function readCallInput(req: IncomingMessage, url: URL): Promise<CallInput> {
   const params: Record<string, unknown> = Object.fromEntries(url.searchParams);
   const files = new Map<string, UploadedFile>();
   if (req.method === 'GET' || req.method === 'HEAD') return { params, files };
-  const body = await readBody(req);
+  const body = await readBody(req, BODY_LIMIT);
   const type = (req.headers['content-type'] ?? '').toLowerCase();
   if (body.length === 0) return { params, files };
   if (type.startsWith('application/json')) {
@@ -69,16 +53,7 @@ export async function readCallInput(req: IncomingMessage, url: URL): Promise<Cal
 }
 
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  if (res.writableEnded || res.destroyed) return;
-  const payload = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
-  res.end(payload);
-}
-
-export function sendRaw(res: ServerResponse, status: number, body: string | Buffer, contentType: string): void {
-  if (res.writableEnded || res.destroyed) return;
-  res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body) });
-  res.end(body);
+  sendRaw(res, status, JSON.stringify(body), 'application/json');
 }
 
 /** A call's chat_id as a number when numeric, else the "@username" string. */

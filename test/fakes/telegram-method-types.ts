@@ -3,7 +3,7 @@
  * (raw, as sent) and the call context (uploaded files, the HTTP client), returns the `result` or
  * throws a TgApiError. `MethodWorld` is the slice of server state the handlers read and change.
  */
-import type { UploadedFile } from './telegram-multipart';
+import type { UploadedFile } from './multipart-form';
 import type { CallClient, PollRequest } from './telegram-polling';
 import type { StoredChat, TelegramStore } from './telegram-store';
 import type { FakeClock, TgUpdate } from './telegram-types';

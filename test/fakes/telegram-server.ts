@@ -6,23 +6,24 @@
  * them, inspects the call log, and awaits conditions with `waitFor` (event-driven, no sleeps).
  * Events: 'call' (CallRecord), 'update' (queued Update), 'delivery' (webhook attempt), 'change' (any).
  */
-import { EventEmitter } from 'node:events';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { FakeServerBase } from './fake-server-base';
+import { sendRaw } from './http-body';
+import { closeNow, listenOnLoopback } from './loopback-http';
 import { TgApiError, tgErrors } from './telegram-errors';
 import { FaultInjector, isApiError, type FaultSpec } from './telegram-faults';
-import { chatIdOf, clientOf, readCallInput, sendJson, sendRaw } from './telegram-http';
+import { chatIdOf, clientOf, readCallInput, sendJson } from './telegram-http';
 import { callbackQuery, userMessage, type InjectCallbackInput, type InjectMessageInput } from './telegram-inject';
-import { CallLog, type CallRecord } from './telegram-call-log';
+import { answeredCall, CallLog, type CallAnswer, type CallRecord } from './telegram-call-log';
 import { buttonsOf } from './telegram-markup';
 import type { CallContext, MethodHandler, MethodWorld, WebhookInfo } from './telegram-method-types';
 import { botMethods } from './telegram-methods-bot';
 import { messageMethods } from './telegram-methods-messages';
-import type { UploadedFile } from './telegram-multipart';
+import type { UploadedFile } from './multipart-form';
 import { LongPoller, type CallClient, type PollConflictPolicy, type PollRequest } from './telegram-polling';
 import { RateLimiter, type RateLimitOptions } from './telegram-rate-limit';
-import { TelegramStore, type ChatInput, type ChatView, type MessageView, type StoredChat, type UserInput } from './telegram-store';
+import { TelegramStore, type CallbackAnswerView, type ChatInput, type ChatView, type MessageView, type StoredChat, type UserInput } from './telegram-store';
 import { realClock, type FakeClock, type TgBotCommand, type TgChat, type TgFile, type TgUpdate, type TgUser } from './telegram-types';
 import { UpdateQueue } from './telegram-updates';
 import { WebhookDeliverer, type DeliveryAttempt, type WebhookConfig } from './telegram-webhook';
@@ -53,34 +54,22 @@ export interface FakeTelegramOptions {
   recordCalls?: boolean;
 }
 
-export interface CallbackAnswerView {
-  id: string;
-  chatId?: number;
-  messageId?: number;
-  data?: string;
-  fromId: number;
-  answered: boolean;
-  /** Clock ms from the press to the answer. */
-  latencyMs?: number;
-  answer?: { text?: string; show_alert?: boolean; url?: string; cache_time?: number };
-}
-
 type CallOutcome = { status: number; body: unknown } | { raw: { status: number; body: string; contentType: string } } | 'disconnect';
 
 const DEFAULT_TOKEN = '123456789:FAKE-telegram-token';
 
-export class FakeTelegramServer extends EventEmitter implements MethodWorld {
+export class FakeTelegramServer extends FakeServerBase<CallRecord, FaultSpec, RateLimitOptions> implements MethodWorld {
   readonly store: TelegramStore;
   readonly clock: FakeClock;
   readonly draftLifetimeMs: number;
   readonly callbackAnswerWindowMs: number;
   readonly token: string;
-  private readonly log: CallLog;
   /** Every webhook delivery attempt, in order. */
   readonly deliveries: DeliveryAttempt[] = [];
 
-  private readonly limiter: RateLimiter;
-  private readonly faults = new FaultInjector();
+  protected readonly log: CallLog;
+  protected readonly limiter: RateLimiter;
+  protected readonly faults = new FaultInjector();
   private readonly queue = new UpdateQueue();
   private readonly poller: LongPoller;
   private readonly handlers = new Map<string, { name: string; run: MethodHandler }>();
@@ -91,11 +80,9 @@ export class FakeTelegramServer extends EventEmitter implements MethodWorld {
   private seq = 0;
   private rateLimitedTotal = 0;
   private stopping = false;
-  private readonly waiters = new Set<(err: Error) => void>();
 
   constructor(options: FakeTelegramOptions = {}) {
     super();
-    this.setMaxListeners(0);
     this.options = options;
     this.log = new CallLog(options.recordCalls !== false);
     this.token = options.token ?? DEFAULT_TOKEN;
@@ -124,13 +111,9 @@ export class FakeTelegramServer extends EventEmitter implements MethodWorld {
   async start(): Promise<{ apiRoot: string; token: string }> {
     if (this.server || this.stopping) throw new Error('FakeTelegramServer can be started once');
     const server = http.createServer((req, res) => void this.handle(req, res));
-    server.keepAliveTimeout = 30_000;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve());
-    });
+    const port = await listenOnLoopback(server);
     this.server = server;
-    this.root = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    this.root = `http://127.0.0.1:${port}`;
     return { apiRoot: this.root, token: this.token };
   }
 
@@ -139,14 +122,10 @@ export class FakeTelegramServer extends EventEmitter implements MethodWorld {
     this.poller.close();
     this.webhook?.stop();
     this.webhook = undefined;
-    for (const fail of [...this.waiters]) fail(new Error('FakeTelegramServer stopped'));
+    this.waiter.rejectAll(new Error('FakeTelegramServer stopped'));
     const server = this.server;
     this.server = undefined;
-    if (!server) return;
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
+    if (server) await closeNow(server);
   }
 
   /** e.g. "http://127.0.0.1:40123" — pass as grammY's `client.apiRoot`. */
@@ -222,27 +201,8 @@ export class FakeTelegramServer extends EventEmitter implements MethodWorld {
     return out;
   }
 
-  /** Every API call answered, in order. */
-  get calls(): readonly CallRecord[] {
-    return this.log.all;
-  }
-
-  callsTo(method: string): CallRecord[] {
-    return this.log.to(method);
-  }
-
-  /** How many calls of `method` were answered (kept even when `recordCalls` is off). */
-  callCount(method: string): number {
-    return this.log.count(method);
-  }
-
   callbackQuery(id: string): CallbackAnswerView | undefined {
-    const r = this.store.callbacks.get(id);
-    if (!r) return undefined;
-    const v: CallbackAnswerView = { id: r.id, chatId: r.chatId, messageId: r.messageId, data: r.data, fromId: r.from.id, answered: r.answeredAt !== undefined };
-    if (r.answeredAt !== undefined) v.latencyMs = r.answeredAt - r.injectedAt;
-    if (r.answer) v.answer = { ...r.answer };
-    return v;
+    return this.store.callbackView(id);
   }
 
   callbackQueries(): CallbackAnswerView[] {
@@ -271,69 +231,6 @@ export class FakeTelegramServer extends EventEmitter implements MethodWorld {
   /** True while a long-poll getUpdates is being held open. */
   get isPolling(): boolean {
     return this.poller.polling;
-  }
-
-  /**
-   * Resolves with the predicate's first truthy value, re-checking after every call, injection and
-   * delivery; rejects after `timeoutMs` with the last calls for context.
-   */
-  waitFor<T>(predicate: () => T | undefined | null | false, timeoutMs = 5000, label = 'condition'): Promise<T> {
-    const first = predicate();
-    if (first) return Promise.resolve(first);
-    return new Promise<T>((resolve, reject) => {
-      const cleanup = (): void => {
-        clearTimeout(timer);
-        this.off('change', check);
-        this.waiters.delete(fail);
-      };
-      const fail = (err: Error): void => {
-        cleanup();
-        reject(err);
-      };
-      const check = (): void => {
-        let v: T | undefined | null | false;
-        try {
-          v = predicate();
-        } catch (err) {
-          fail(err as Error);
-          return;
-        }
-        if (v) {
-          cleanup();
-          resolve(v);
-        }
-      };
-      const timer = setTimeout(() => {
-        fail(new Error(`waitFor(${label}) timed out after ${timeoutMs} ms; recent calls: ${this.log.summary(8)}`));
-      }, timeoutMs);
-      this.waiters.add(fail);
-      this.on('change', check);
-    });
-  }
-
-  /** The first call to `method` (from now on or already logged) that satisfies `match`. */
-  waitForCall(method: string, match: (c: CallRecord) => boolean = () => true, timeoutMs = 5000): Promise<CallRecord> {
-    return this.waitFor(() => this.callsTo(method).find(match), timeoutMs, `call ${method}`);
-  }
-
-  // ---- test-side: controlling -----------------------------------------------------------------
-
-  /** The next `times` calls of `method` (optionally for one chat) fail with the given outcome. */
-  failNext(spec: FaultSpec): void {
-    this.faults.add(spec);
-  }
-
-  clearFaults(): void {
-    this.faults.clear();
-  }
-
-  setRateLimitsEnabled(on: boolean): void {
-    this.limiter.setEnabled(on);
-  }
-
-  /** New flood-control limits; spent tokens are forgotten. */
-  configureRateLimits(options: RateLimitOptions): void {
-    this.limiter.configure(options);
   }
 
   // ---- MethodWorld (used by the handlers) --------------------------------------------------------
@@ -380,20 +277,7 @@ export class FakeTelegramServer extends EventEmitter implements MethodWorld {
   }
 
   webhookInfo(): WebhookInfo {
-    const w = this.webhook;
-    if (!w) return { url: '', has_custom_certificate: false, pending_update_count: this.queue.size };
-    const info: WebhookInfo = {
-      url: w.config.url,
-      has_custom_certificate: false,
-      pending_update_count: w.pending,
-      max_connections: w.config.maxConnections,
-    };
-    if (w.config.allowedUpdates) info.allowed_updates = [...w.config.allowedUpdates];
-    if (w.lastError) {
-      info.last_error_date = w.lastError.date;
-      info.last_error_message = w.lastError.message;
-    }
-    return info;
+    return this.webhook ? this.webhook.info() : { url: '', has_custom_certificate: false, pending_update_count: this.queue.size };
   }
 
   // ---- internals ----------------------------------------------------------------------------------
@@ -414,10 +298,6 @@ export class FakeTelegramServer extends EventEmitter implements MethodWorld {
     this.emit('update', update);
     this.changed();
     return update;
-  }
-
-  private changed(): void {
-    this.emit('change');
   }
 
   private detachedContext(): CallContext {
@@ -465,7 +345,7 @@ export class FakeTelegramServer extends EventEmitter implements MethodWorld {
     const handler = this.handlers.get(methodName.toLowerCase());
     if (!handler) return this.record(methodName, params, at, started, tgErrors.notFound(), via, false, client);
     const chatId = chatIdOf(params.chat_id);
-    const fault = this.faults.take(handler.name, chatId);
+    const fault = this.faults.take({ method: handler.name, chatId });
     if (fault !== undefined) {
       if (isApiError(fault)) return this.record(handler.name, params, at, started, fault, via, true, client);
       this.record(handler.name, params, at, started, fault, via, true, client);
@@ -488,41 +368,18 @@ export class FakeTelegramServer extends EventEmitter implements MethodWorld {
     params: Record<string, unknown>,
     at: number,
     started: number,
-    outcome: TgApiError | { result: unknown } | FaultSpec['with'],
+    answer: CallAnswer,
     via: CallRecord['via'],
     forced: boolean,
     client: CallClient,
   ): { status: number; body: unknown } {
     const chatId = chatIdOf(params.chat_id);
-    const rec: CallRecord = {
-      seq: ++this.seq, method, params, at, durationMs: performance.now() - started, status: 200, ok: true, via, forced,
-      aborted: client.gone,
-    };
-    if (chatId !== undefined) rec.chatId = chatId;
-    let reply: { status: number; body: unknown };
-    if (outcome instanceof TgApiError) {
-      const body = outcome.body();
-      rec.status = outcome.code;
-      rec.ok = false;
-      rec.error = { error_code: body.error_code, description: body.description };
-      if (body.parameters) rec.error.parameters = body.parameters;
-      if (outcome.code === 429) {
-        this.rateLimitedTotal++;
-        const chat = chatId === undefined ? undefined : this.store.findChat(chatId);
-        if (chat) chat.rateLimited++;
-      }
-      reply = { status: outcome.code, body };
-    } else if (outcome === 'disconnect') {
-      rec.status = 0;
-      rec.ok = false;
-      reply = { status: 0, body: undefined };
-    } else if ('httpStatus' in outcome) {
-      rec.status = outcome.httpStatus;
-      rec.ok = false;
-      reply = { status: outcome.httpStatus, body: outcome.body };
-    } else {
-      rec.result = outcome.result;
-      reply = { status: 200, body: { ok: true, result: outcome.result } };
+    const facts = { seq: ++this.seq, method, params, chatId, at, durationMs: performance.now() - started, via, forced, aborted: client.gone };
+    const { rec, reply } = answeredCall(facts, answer);
+    if (answer instanceof TgApiError && answer.code === 429) {
+      this.rateLimitedTotal++;
+      const chat = chatId === undefined ? undefined : this.store.findChat(chatId);
+      if (chat) chat.rateLimited++;
     }
     this.log.add(rec);
     this.emit('call', rec);
@@ -531,4 +388,4 @@ export class FakeTelegramServer extends EventEmitter implements MethodWorld {
   }
 }
 
-export type { CallRecord };
+export type { CallbackAnswerView, CallRecord };

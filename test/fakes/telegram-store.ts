@@ -2,7 +2,7 @@
  * The fake Telegram world: users, chats (private / group / supergroup, forum topics) created on first
  * mention, per-chat message histories with per-chat message ids, uploaded/registered files, callback
  * queries and bot commands. Renders stored messages as Bot API `Message` JSON and as the test-facing
- * `MessageView` (what a user would see). Every lookup is a Map access; nothing scans all chats.
+ * views (`MessageView`, `ChatView`, `CallbackAnswerView`: what a user would see). Every lookup is a Map access; nothing scans all chats.
  */
 import type {
   ChatType, FakeClock, TgBotCommand, TgChat, TgDocument, TgEntity, TgMessage, TgPhotoSize, TgReaction, TgReplyMarkup, TgUser,
@@ -83,6 +83,19 @@ export interface CallbackRecord {
   from: TgUser;
   injectedAt: number;
   answeredAt?: number;
+  answer?: { text?: string; show_alert?: boolean; url?: string; cache_time?: number };
+}
+
+/** A callback query as the test sees it: who pressed what, and whether and how the bot answered. */
+export interface CallbackAnswerView {
+  id: string;
+  chatId?: number;
+  messageId?: number;
+  data?: string;
+  fromId: number;
+  answered: boolean;
+  /** Clock ms from the press to the answer. */
+  latencyMs?: number;
   answer?: { text?: string; show_alert?: boolean; url?: string; cache_time?: number };
 }
 
@@ -295,6 +308,15 @@ export class TelegramStore {
       const f = this.files.get(msg.document.file_id);
       v.document = { file_id: msg.document.file_id, file_name: msg.document.file_name, mime_type: msg.document.mime_type, data: f ? f.data : Buffer.alloc(0) };
     }
+    return v;
+  }
+
+  callbackView(id: string): CallbackAnswerView | undefined {
+    const r = this.callbacks.get(id);
+    if (!r) return undefined;
+    const v: CallbackAnswerView = { id: r.id, chatId: r.chatId, messageId: r.messageId, data: r.data, fromId: r.from.id, answered: r.answeredAt !== undefined };
+    if (r.answeredAt !== undefined) v.latencyMs = r.answeredAt - r.injectedAt;
+    if (r.answer) v.answer = { ...r.answer };
     return v;
   }
 

@@ -118,9 +118,5 @@ export interface TgBotCommand {
   description: string;
 }
 
-/** A time source in epoch milliseconds; rate limits, message dates and answer latencies read it. */
-export interface FakeClock {
-  now(): number;
-}
-
-export const realClock: FakeClock = { now: () => Date.now() };
+/** The fakes' shared time source, re-exported so platform code imports its types from one place. */
+export { realClock, type FakeClock } from './server-clock';

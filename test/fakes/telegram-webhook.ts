@@ -6,6 +6,7 @@
  * Scheduling is O(1) per update (per-chat queues plus a ready list). Plain http:// receivers only.
  */
 import http from 'node:http';
+import type { WebhookInfo } from './telegram-method-types';
 import type { TgUpdate } from './telegram-types';
 
 export interface WebhookConfig {
@@ -61,6 +62,17 @@ export class WebhookDeliverer {
   constructor(readonly config: WebhookConfig, private readonly hooks: WebhookHooks) {
     this.target = new URL(config.url);
     this.agent = new http.Agent({ keepAlive: true, maxSockets: config.maxConnections });
+  }
+
+  /** What getWebhookInfo reports while this webhook is set. */
+  info(): WebhookInfo {
+    const info: WebhookInfo = { url: this.config.url, has_custom_certificate: false, pending_update_count: this.pending, max_connections: this.config.maxConnections };
+    if (this.config.allowedUpdates) info.allowed_updates = [...this.config.allowedUpdates];
+    if (this.lastError) {
+      info.last_error_date = this.lastError.date;
+      info.last_error_message = this.lastError.message;
+    }
+    return info;
   }
 
   get pending(): number {

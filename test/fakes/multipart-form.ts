@@ -1,7 +1,8 @@
 /**
- * A small multipart/form-data parser for the fake Bot API: text parts become string fields, parts
- * with a filename become uploaded files keyed by part name (grammY refers to them as `attach://<name>`).
- * Header names are case-insensitive and parameters may be quoted or bare, as grammY writes them.
+ * A small multipart/form-data parser for the fake servers' uploads: text parts become string fields,
+ * parts with a filename become uploaded files keyed by part name (grammY's `attach://<name>`, Discord's
+ * `files[n]`). Header names are case-insensitive and parameters may be quoted or
+ * bare, as the SDKs write them.
  */
 
 export interface UploadedFile {
