@@ -57,6 +57,3 @@ export const emptyByKind = (): Record<OutKind, number> => ({ typing: 0, post: 0,
 
 /** The key 'inbound' / 'outbound' events carry for the chat a benchmark sent to as `send(chat, …, {group})`. */
 export const chatKeyOf = (chat: number, group = false): string => (group ? `g${chat}` : String(chat));
-
-/** The status line of a finished live reply. */
-export const DONE_MARK = '✅ done';

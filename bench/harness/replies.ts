@@ -1,11 +1,11 @@
 /**
  * Follows live replies through a PlatformDriver's events: per watched chat, when the gateway got the user's
  * message, its first outbound call, each token's first appearance in a live update (any call, drafts
- * included), and when the reply was complete — a real message (not a draft) showing the "✅ done" status
- * without the Stop button, and a real message showing the last token. One listener serves every chat.
+ * included), and when the reply was complete — a real message (not a draft) without the Stop button (the
+ * live-only status line is gone with it) showing the last token. One listener serves every chat.
  */
 import { performance } from 'node:perf_hooks';
-import { emptyByKind, DONE_MARK, type InboundDelivered, type OutboundCall, type OutKind, type PlatformDriver } from './platform';
+import { emptyByKind, type InboundDelivered, type OutboundCall, type OutKind, type PlatformDriver } from './platform';
 import { TOKEN_RE, tokenWord } from './model-server';
 
 export interface WatchOptions {
@@ -28,14 +28,11 @@ export class ReplyWatch {
   rateLimited = 0;
   readonly byKind = emptyByKind();
   readonly tokenSeenAt?: Float64Array;
-  private doneSeen = false;
-  private lastSeen: boolean;
   private readonly lastWord: string;
   private resolveDone!: () => void;
   readonly done: Promise<void>;
 
   constructor(readonly chat: string, o: WatchOptions) {
-    this.lastSeen = o.tokens === 0;
     this.lastWord = o.tokens > 0 ? tokenWord(o.tokens - 1).trim() : '';
     if (o.trackTokens) this.tokenSeenAt = new Float64Array(o.tokens);
     this.done = new Promise((r) => (this.resolveDone = r));
@@ -55,17 +52,16 @@ export class ReplyWatch {
     }
     if (c.kind !== 'typing' && c.kind !== 'other') this.firstContentAt ??= c.at;
     if (!c.ok || this.completeAt !== undefined) return;
-    if (c.kind !== 'typing' && c.kind !== 'other' && !(c.text.includes(DONE_MARK) && !c.hasButtons)) this.liveAt.push(c.at);
+    const message = c.kind === 'post' || c.kind === 'edit';
+    const settled = message && !c.hasButtons && (this.lastWord === '' || c.text.includes(this.lastWord));
+    if (c.kind !== 'typing' && c.kind !== 'other' && !settled) this.liveAt.push(c.at);
     if (this.tokenSeenAt && c.text) {
       for (const m of c.text.matchAll(TOKEN_RE)) {
         const k = Number(m[1]);
         if (k < this.tokenSeenAt.length && this.tokenSeenAt[k] === 0) this.tokenSeenAt[k] = c.at;
       }
     }
-    if (c.kind !== 'post' && c.kind !== 'edit') return;
-    if (!this.doneSeen && !c.hasButtons && c.text.includes(DONE_MARK)) this.doneSeen = true;
-    if (!this.lastSeen && c.text.includes(this.lastWord)) this.lastSeen = true;
-    if (this.doneSeen && this.lastSeen) {
+    if (settled) {
       this.completeAt = c.at;
       this.resolveDone();
     }

@@ -18,7 +18,7 @@ export const startGateway: StartGateway = async (opts) => {
     logger,
     redactor,
     stdout: opts.stdout,
-    platforms: (ctx) => buildPlatforms(opts.config, opts.env, ctx),
+    platforms: (ctx) => buildPlatforms(opts.config, ctx),
   });
   opts.stdout.write(`penguin-gateway listening on ${gateway.url}\n`);
   const done = new Promise<number>((resolve) => {

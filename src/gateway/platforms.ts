@@ -1,39 +1,28 @@
 /**
  * Which platform adapters this gateway runs (gateway.md §8): the web playground whenever it is enabled,
- * and each chat platform whose credentials are configured and not disabled. An adapter without
- * credentials is simply not started; /readyz and the dashboard show it as disabled.
+ * and each chat platform whose section is configured (enabled, credentials present). Adding a platform is
+ * its folder under src/adapters plus one line in PLATFORM_BINDINGS. An adapter without credentials is not
+ * started; /readyz, the log and doctor say why.
  */
+import type { AdapterBinding, BindingDeps } from '../adapters/contract/binding';
 import { createTelegramBinding } from '../adapters/telegram';
-import { WebAdapter, webRoutes } from '../adapters/web';
+import { createWebBinding } from '../adapters/web';
 import { requireAdminToken } from './admin/auth';
-import type { GatewayConfig } from './config';
-import type { PlatformBinding } from './runtime/gateway';
+import type { ChatPlatform, GatewayConfig } from './config';
 import type { GatewayStore } from './store';
 import type { Logger } from './logger';
 
-export function buildPlatforms(config: GatewayConfig, _env: Record<string, string | undefined>, ctx: { store: GatewayStore; logger: Logger }): PlatformBinding[] {
-  const out: PlatformBinding[] = [];
-  if (config.web.enabled) {
-    const web = new WebAdapter();
-    out.push({ adapter: web, routes: webRoutes(web, { auth: requireAdminToken(ctx.store, config.admin_token) }) });
-  }
-  const tg = config.telegram;
-  if (tg.configured && tg.enabled && tg.bot_token) {
-    out.push(
-      createTelegramBinding(
-        {
-          botToken: tg.bot_token,
-          apiRoot: tg.api_root,
-          mode: tg.mode,
-          webhookUrl: tg.webhook_url,
-          webhookSecret: tg.webhook_secret,
-          draftStreaming: tg.draft_streaming,
-          dmEditIntervalMs: tg.streaming.dm_edit_interval_ms,
-          groupEditIntervalMs: tg.streaming.group_edit_interval_ms,
-        },
-        { logger: ctx.logger },
-      ),
-    );
+/** The chat platforms this build can run, each from its config section. */
+export const PLATFORM_BINDINGS: Partial<Record<ChatPlatform, (config: GatewayConfig, deps: BindingDeps) => AdapterBinding>> = {
+  telegram: (c, d) => createTelegramBinding(c.telegram, d),
+};
+
+export function buildPlatforms(config: GatewayConfig, ctx: { store: GatewayStore; logger: Logger }): AdapterBinding[] {
+  const deps: BindingDeps = { logger: ctx.logger };
+  const out: AdapterBinding[] = [];
+  if (config.web.enabled) out.push(createWebBinding(config.web, { ...deps, auth: requireAdminToken(ctx.store, config.admin_token) }));
+  for (const [name, create] of Object.entries(PLATFORM_BINDINGS) as [ChatPlatform, (c: GatewayConfig, d: BindingDeps) => AdapterBinding][]) {
+    if (config[name].configured) out.push(create(config, deps));
   }
   return out;
 }

@@ -1,11 +1,17 @@
 /**
  * The layers import one way: gateway → adapters → core. src/core imports no platform SDK, express or
- * sqlite and nothing outside src/core; src/adapters never imports src/gateway.
+ * sqlite and nothing outside src/core; src/adapters never imports src/gateway; no platform folder imports
+ * another; src/gateway/runtime decides nothing by platform name (adapters answer for their threads). A
+ * folder these checks scan that is missing fails them instead of passing vacuously.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
 const ROOT = resolve(__dirname, '../..');
+/** src/adapters folders shared by every platform; every other folder there is one platform's. */
+const SHARED_ADAPTER_DIRS = new Set(['contract', 'render', 'format']);
+/** A comparison with, or a switch case on, a platform's name. */
+const PLATFORM_BRANCH = /platform\s*[!=]==?\s*['"](slack|discord|telegram|web)['"]|case\s+['"](slack|discord|telegram|web)['"]\s*:/;
 const FORBIDDEN_IN_CORE = [/^@slack\//, /^discord\.js$/, /^@discordjs\//, /^grammy$/, /^@grammyjs\//, /^express$/, /^better-sqlite3$/];
 
 function sourceFiles(dir: string): string[] {
@@ -29,12 +35,8 @@ export function specifiers(code: string): string[] {
 function violations(layerDir: string, check: (spec: string, resolvedPath: string | undefined) => string | undefined): string[] {
   const dir = join(ROOT, layerDir);
   const found: string[] = [];
-  let files: string[] = [];
-  try {
-    files = sourceFiles(dir);
-  } catch {
-    return [];
-  }
+  const files = sourceFiles(dir);
+  if (files.length === 0) throw new Error(`${layerDir} has no source files: a boundary check over nothing proves nothing`);
   for (const f of files) {
     for (const spec of specifiers(readFileSync(f, 'utf8'))) {
       const target = spec.startsWith('.') ? relative(ROOT, resolve(dirname(f), spec)) : undefined;
@@ -63,5 +65,33 @@ describe('layer boundaries', () => {
 
   it('src/adapters never imports src/gateway', () => {
     expect(violations('src/adapters', (_spec, target) => (target?.startsWith('src/gateway') ? 'adapters must not import the gateway' : undefined))).toEqual([]);
+  });
+
+  it('no platform folder imports another platform folder', () => {
+    const platforms = readdirSync(join(ROOT, 'src/adapters')).filter((d) => !SHARED_ADAPTER_DIRS.has(d) && statSync(join(ROOT, 'src/adapters', d)).isDirectory());
+    expect(platforms).toEqual(expect.arrayContaining(['telegram', 'web']));
+    for (const p of platforms) {
+      const others = platforms.filter((o) => o !== p).map((o) => `src/adapters/${o}`);
+      expect(violations(`src/adapters/${p}`, (_spec, target) => (target && others.some((o) => target.startsWith(o)) ? 'platform folders must not import each other' : undefined))).toEqual([]);
+    }
+  });
+
+  it('src/gateway/runtime has no platform branch', () => {
+    const branches: string[] = [];
+    for (const f of sourceFiles(join(ROOT, 'src/gateway/runtime'))) {
+      readFileSync(f, 'utf8').split('\n').forEach((line, i) => {
+        if (PLATFORM_BRANCH.test(line)) branches.push(`${relative(ROOT, f)}:${i + 1}: ${line.trim()}`);
+      });
+    }
+    expect(branches).toEqual([]);
+  });
+
+  it('a missing folder fails the checks instead of passing them', () => {
+    expect(() => violations('src/no-such-layer', () => undefined)).toThrow();
+  });
+
+  it('spots a platform branch', () => {
+    expect(["if (thread.platform === 'telegram')", "p.platform !== \"slack\"", "case 'discord':"].every((l) => PLATFORM_BRANCH.test(l))).toBe(true);
+    expect(PLATFORM_BRANCH.test('if (r.match.platform === adapter.platform)')).toBe(false);
   });
 });

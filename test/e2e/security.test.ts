@@ -10,7 +10,7 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { turn, type RecordedRequest } from '../fakes/openai-server';
-import { ADMIN_TOKEN, MODEL_KEY, openWorld, splitReply, hasButton, isLiveReply, type World } from './telegram-world';
+import { ADMIN_TOKEN, MODEL_KEY, openWorld, splitReply, hasButton, isFinalReply, type World } from './telegram-world';
 import { assertGatewayBuilt } from './gateway-process';
 
 const BOT = '@fake_test_bot';
@@ -84,7 +84,7 @@ it('replays the stranger-in-a-group chain against the default config and it fail
   wd.tg.clickButton(GROUP.id, card.message_id, 'Allow', STRANGER);
   const dbCard = await wd.tg.waitFor(() => wd.tg.botMessages(GROUP.id).find((m) => hasButton(m, 'Allow') && m.text?.includes('read_file')), 10_000, 'read_file card');
   wd.tg.clickButton(GROUP.id, dbCard.message_id, 'Allow', STRANGER);
-  const final = await wd.tg.waitFor(() => wd.tg.botMessages(GROUP.id).find((m) => isLiveReply(m) && /^✅ done/.test(m.text ?? '')), 10_000, 'final reply');
+  const final = await wd.tg.waitFor(() => wd.tg.botMessages(GROUP.id).find((m) => isFinalReply(m) && (m.text ?? '').includes('Here is what I found')), 10_000, 'final reply');
 
   const envOut = toolResult(tooled(wd)[1], 'env');
   for (const s of [MODEL_KEY, ADMIN_TOKEN, wd.tg.token]) expect(envOut).not.toContain(s);

@@ -133,23 +133,41 @@ export async function openWorld(o: WorldOptions = {}): Promise<World> {
   }
 }
 
-/** A live reply as the user reads it: the status line, tool lines, then the answer after a blank line. */
+/** A reply as the user reads it: a status line (live, or why it stopped early), tool lines, then the answer. */
 export interface ReplyView {
+  /** '' on a reply that finished normally. */
   status: string;
   toolLines: string[];
   answer: string;
 }
 
+const STATUS_LINE = /^(⛔ aborted|🔑 |⏹️ |✍️ |💭 |⚙️ running |✋ waiting|🔁 |🗜️ )/u;
+const TOOL_LINE = /^(✅|❌|⛔|⏳|⚙️|✋|✏️) \S+(: |$| —)|^↳ |^… \d+ earlier tool call/u;
+const CARD = /^(✋ Approval needed|✅ Allowed|⛔ Denied|⌛ Expired)/u;
+
 export function splitReply(text: string): ReplyView {
-  const cut = text.indexOf('\n\n');
-  const head = cut < 0 ? text : text.slice(0, cut);
-  const [status, ...toolLines] = head.split('\n');
-  return { status, toolLines, answer: cut < 0 ? '' : text.slice(cut + 2) };
+  const lines = text.split('\n');
+  let i = 0;
+  const status = STATUS_LINE.test(lines[0] ?? '') ? lines[i++] : '';
+  const toolLines: string[] = [];
+  while (i < lines.length && TOOL_LINE.test(lines[i])) toolLines.push(lines[i++]);
+  if ((status || toolLines.length) && lines[i] === '') i++;
+  return { status, toolLines, answer: lines.slice(i).join('\n') };
 }
 
-/** Bot messages that are live replies (they start with a status line), not cards or notices. */
-export function isLiveReply(m: MessageView): boolean {
-  return /^(✅ done|⛔ aborted|💭|✍️|⚙️|✋ waiting|🔁|🗜️|⏹️|🔑)/u.test(m.text ?? '');
+/** Approval cards (pending or decided). */
+export function isCard(m: MessageView): boolean {
+  return CARD.test(m.text ?? '');
+}
+
+/** A reply that is done: a real message, no buttons left (no Stop), not a card. */
+export function isFinalReply(m: MessageView): boolean {
+  return !isCard(m) && buttonLabels(m).length === 0 && !(m.text ?? '').startsWith('⚠️');
+}
+
+/** A live reply still running: it carries the Stop button. */
+export function isRunningReply(m: MessageView): boolean {
+  return hasButton(m, 'Stop');
 }
 
 /** The labels of a message's inline buttons, row by row flattened. */

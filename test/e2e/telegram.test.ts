@@ -13,7 +13,8 @@ import { tgErrors } from '../fakes/telegram-errors';
 import type { MessageView } from '../fakes/telegram-store';
 import { finishChunk, stream, textChunks, turn, usageChunk, type RecordedRequest } from '../fakes/openai-server';
 import { assertGatewayBuilt } from './gateway-process';
-import { buttonLabels, DM_USER, hasButton, isLiveReply, openWorld, splitReply, type World, type WorldOptions } from './telegram-world';
+import { isInlineKeyboard } from '../fakes/telegram-markup';
+import { buttonLabels, DM_USER, hasButton, isCard, isFinalReply, openWorld, splitReply, type World, type WorldOptions } from './telegram-world';
 
 const BOT = '@fake_test_bot';
 const GROUP = -1001234567890;
@@ -49,8 +50,14 @@ function toolResult(req: RecordedRequest, callId: string): string {
   return typeof m.content === 'string' ? m.content : JSON.stringify(m.content);
 }
 
-function waitForReply(wd: World, chat: number, status: RegExp, label: string, ms = 10_000): Promise<MessageView> {
-  return wd.tg.waitFor(() => wd.tg.botMessages(chat).find((m) => isLiveReply(m) && status.test(m.text ?? '')), ms, label);
+/** The finished reply (no buttons left, not a card) whose text matches. */
+function waitForReply(wd: World, chat: number, text: RegExp, label: string, ms = 10_000): Promise<MessageView> {
+  return wd.tg.waitFor(() => wd.tg.botMessages(chat).find((m) => isFinalReply(m) && text.test(m.text ?? '')), ms, label);
+}
+
+/** The finished reply whose answer starts with `answer` (tool lines may stand above it). */
+function waitForAnswer(wd: World, chat: number, answer: string, label = 'final reply', ms = 10_000): Promise<MessageView> {
+  return wd.tg.waitFor(() => wd.tg.botMessages(chat).find((m) => isFinalReply(m) && splitReply(m.text ?? '').answer.startsWith(answer.slice(0, 40))), ms, label);
 }
 
 function waitForCard(wd: World, chat: number): Promise<MessageView> {
@@ -76,7 +83,7 @@ describe('Telegram end to end (real gateway process)', () => {
     const answer = 'Hello there! This answer arrives in small pieces, one after another.\n\nIt has a second paragraph too.';
     wd.model.enqueue(slowTurn(answer, 30, 6));
     wd.tg.injectMessage({ chat: DM_USER, text: 'say hello' });
-    const final = await waitForReply(wd, DM_USER, /^✅ done/, 'final reply');
+    const final = await waitForAnswer(wd, DM_USER, answer);
 
     const calls = chatCalls(wd, DM_USER);
     expect(calls[0]).toMatchObject({ method: 'sendChatAction', params: { action: 'typing' } });
@@ -86,9 +93,8 @@ describe('Telegram end to end (real gateway process)', () => {
     const draftTexts = [...new Set(drafts.map((d) => String(d.params.text)))];
     expect(draftTexts.filter((t) => t.includes('Hello')).length).toBeGreaterThanOrEqual(2);
 
-    const reply = splitReply(final.text!);
-    expect(reply.status).toMatch(/^✅ done · 15 tokens · /);
-    expect(reply.answer).toBe(answer);
+    // the finished reply is exactly the answer: the status line was live-only
+    expect(final.text).toBe(answer);
     expect(buttonLabels(final)).toEqual([]);
     // one reply, nothing else posted into the chat
     expect(wd.tg.botMessages(DM_USER)).toHaveLength(1);
@@ -106,7 +112,7 @@ describe('Telegram end to end (real gateway process)', () => {
     expect(card.text).toContain('echo e2e-marker-$((6*7))');
 
     const press = wd.tg.clickButton(DM_USER, card.message_id, 'Allow');
-    const final = await waitForReply(wd, DM_USER, /^✅ done/, 'final reply');
+    const final = await waitForAnswer(wd, DM_USER, 'The command printed the marker.');
 
     const query = wd.tg.callbackQuery(press.callback_query!.id)!;
     expect(query.answered).toBe(true);
@@ -135,7 +141,7 @@ describe('Telegram end to end (real gateway process)', () => {
     wd.tg.injectMessage({ chat: DM_USER, text: 'run something' });
     const card = await waitForCard(wd, DM_USER);
     wd.tg.clickButton(DM_USER, card.message_id, 'Deny');
-    const final = await waitForReply(wd, DM_USER, /^✅ done/, 'final reply');
+    const final = await waitForAnswer(wd, DM_USER, 'Understood, I will not run it.');
 
     expect(toolResult(tooled(wd)[1], 'call_deny')).toContain('Tool call denied by user.');
     expect(existsSync(marker)).toBe(false);
@@ -157,9 +163,9 @@ describe('Telegram end to end (real gateway process)', () => {
     wd.tg.injectMessage({ chat: DM_USER, text: 'run two commands' });
     const card = await waitForCard(wd, DM_USER);
     wd.tg.clickButton(DM_USER, card.message_id, 'Allow for this session');
-    const final = await waitForReply(wd, DM_USER, /^✅ done/, 'final reply');
+    const final = await waitForAnswer(wd, DM_USER, 'Both commands ran.');
 
-    expect(wd.tg.botMessages(DM_USER).filter((m) => m.text?.includes('exec_command') && !isLiveReply(m))).toHaveLength(1);
+    expect(wd.tg.botMessages(DM_USER).filter(isCard)).toHaveLength(1);
     expect(wd.tg.botMessages(DM_USER).find((m) => m.message_id === card.message_id)!.text).toMatch(/^✅ Allowed for this session by .+: exec_command/);
     expect(toolResult(tooled(wd)[1], 'call_first')).toContain('first-run');
     expect(toolResult(tooled(wd)[2], 'call_second')).toContain('second-run');
@@ -171,7 +177,7 @@ describe('Telegram end to end (real gateway process)', () => {
     wd.model.enqueue(turn({ toolCalls: [execCall('call_late', 'echo too-late')] }), turn({ text: 'Nobody answered, so I stopped.' }));
     wd.tg.injectMessage({ chat: DM_USER, text: 'run it if you may' });
     const card = await waitForCard(wd, DM_USER);
-    const final = await waitForReply(wd, DM_USER, /^✅ done/, 'final reply');
+    const final = await waitForAnswer(wd, DM_USER, 'Nobody answered, so I stopped.');
 
     const after = wd.tg.botMessages(DM_USER).find((m) => m.message_id === card.message_id)!;
     expect(after.text).toMatch(/^⌛ Expired: exec_command/);
@@ -198,7 +204,7 @@ describe('Telegram end to end (real gateway process)', () => {
 
     // the requester can still decide
     wd.tg.clickButton(GROUP, card.message_id, 'Allow', DM_USER);
-    const final = await waitForReply(wd, GROUP, /^✅ done/, 'final reply');
+    const final = await waitForAnswer(wd, GROUP, 'Done in the group.');
     expect(splitReply(final.text!).answer).toBe('Done in the group.');
     expect(toolResult(tooled(wd)[1], 'call_group')).toContain('group-marker');
   });
@@ -213,7 +219,7 @@ describe('Telegram end to end (real gateway process)', () => {
     const final = await waitForReply(wd, DM_USER, /^⛔ aborted/, 'aborted reply');
 
     const reply = splitReply(final.text!);
-    expect(reply.status).toBe('⛔ aborted: stopped by user');
+    expect(reply.status).toBe('⛔ aborted: aborted by user');
     expect(reply.answer.length).toBeGreaterThan(0);
     expect(reply.answer.length).toBeLessThan(long.trimEnd().length);
     expect(long.startsWith(reply.answer)).toBe(true);
@@ -272,7 +278,7 @@ describe('Telegram end to end (real gateway process)', () => {
     wd.tg.failNext({ method: 'sendMessage', chatId: DM_USER, times: 1, with: tgErrors.tooManyRequests(1) });
     wd.tg.failNext({ method: 'editMessageText', chatId: DM_USER, times: 2, with: tgErrors.tooManyRequests(1) });
     wd.tg.injectMessage({ chat: DM_USER, text: 'weather the storm' });
-    const final = await waitForReply(wd, DM_USER, /^✅ done/, 'final reply', 20_000);
+    const final = await waitForAnswer(wd, DM_USER, answer, 'final reply', 20_000);
 
     expect(splitReply(final.text!).answer).toBe(answer);
     const forced = chatCalls(wd, DM_USER).filter((c) => c.forced);
@@ -287,7 +293,7 @@ describe('Telegram end to end (real gateway process)', () => {
     const answer = 'Tight limits, edited in place, all of it delivered in the end without a single word lost.';
     wd.model.enqueue(slowTurn(answer, 50, 5));
     wd.tg.injectMessage({ chat: DM_USER, text: 'go slowly' });
-    const final = await waitForReply(wd, DM_USER, /^✅ done/, 'final reply', 20_000);
+    const final = await waitForAnswer(wd, DM_USER, answer, 'final reply', 20_000);
 
     expect(splitReply(final.text!).answer).toBe(answer);
     expect(wd.tg.callsTo('sendMessageDraft')).toHaveLength(0);
@@ -303,7 +309,7 @@ describe('Telegram end to end (real gateway process)', () => {
     const first = await wd.tg.waitFor(() => wd.tg.botMessages(DM_USER).find((m) => m.text?.includes('survives')), 10_000, 'live reply');
     // an admin (or the user) deletes the bot's message; Telegram then answers edits with "message to edit not found"
     wd.tg.store.chats.get(DM_USER)!.messages.delete(first.message_id);
-    const final = await waitForReply(wd, DM_USER, /^✅ done/, 'final reply', 15_000);
+    const final = await waitForAnswer(wd, DM_USER, answer, 'final reply', 15_000);
 
     expect(final.message_id).not.toBe(first.message_id);
     expect(splitReply(final.text!).answer).toBe(answer);
@@ -321,28 +327,37 @@ describe('Telegram end to end (real gateway process)', () => {
     wd.model.enqueue(turn({ text: 'Continuing after the crash.' }));
     await wd.start();
     const note = await wd.tg.waitFor(() => wd.tg.botMessages(DM_USER).find((m) => hasButton(m, 'Continue')), 10_000, 'Continue offer');
-    expect(note.text).toContain('restarted');
+    // only a draft showed (it vanishes), so the note does not point at a reply above
+    expect(note.text).toBe('⚠️ The gateway restarted before I could send my reply.');
     wd.tg.clickButton(DM_USER, note.message_id, 'Continue');
     const final = await waitForReply(wd, DM_USER, /Continuing after the crash/, 'continuation');
     expect(splitReply(final.text!).answer).toBe('Continuing after the crash.');
     expect(JSON.stringify(tooled(wd).at(-1)!.body.messages)).toContain('start a long job');
   });
 
-  it('after a crash mid-Task in a group, the next process offers Continue under the cut-off reply', async () => {
+  it('after a crash mid-Task in a group, the next process finalises the cut-off reply in place and offers Continue under it', async () => {
     const wd = await world();
     wd.model.enqueue(slowTurn('Group words keep flowing until the crash. '.repeat(10), 50));
     wd.tg.injectMessage({ chat: { id: GROUP, type: 'supergroup', title: 'Team' }, from: DM_USER, text: `${BOT} start a long job` });
-    await wd.tg.waitFor(() => wd.tg.botMessages(GROUP).some((m) => m.text?.includes('Group words')), 10_000, 'streaming');
+    const live = await wd.tg.waitFor(() => wd.tg.botMessages(GROUP).find((m) => m.text?.includes('Group words') && hasButton(m, 'Stop')), 10_000, 'streaming');
+    // a second edit, so the gateway has surely recorded what the first one showed before it dies
+    await wd.tg.waitFor(() => wd.tg.callsTo('editMessageText').filter((c) => c.ok && String(c.params.text).includes('Group words')).length >= 2, 10_000, 'two edits');
+    const stopData = isInlineKeyboard(live.reply_markup) ? live.reply_markup.inline_keyboard.flat().find((b) => b.text === 'Stop')!.callback_data! : '';
     await wd.gw.crash();
+    expect(wd.tg.botMessages(GROUP).find((m) => m.message_id === live.message_id)!.text).toMatch(/^✍️ writing/);
 
     wd.model.enqueue(turn({ text: 'Continuing in the group.' }));
     await wd.start();
     const note = await wd.tg.waitFor(() => wd.tg.botMessages(GROUP).find((m) => hasButton(m, 'Continue')), 10_000, 'Continue offer');
-    const cut = wd.tg.botMessages(GROUP).find(isLiveReply)!;
+    expect(note.text).toContain('the reply above is incomplete');
+    const cut = wd.tg.botMessages(GROUP).find((m) => m.message_id === live.message_id)!;
     expect(cut.message_id).toBeLessThan(note.message_id);
-    expect(splitReply(cut.text!).answer).toMatch(/^Group words/);
-    // the dead process's Stop button is harmless: that Task is gone
-    const stale = wd.tg.clickButton(GROUP, cut.message_id, 'Stop', DM_USER);
+    // the status line and the Stop button are gone; the text it showed stays, with a note
+    expect(buttonLabels(cut)).toEqual([]);
+    expect(cut.text).not.toContain('✍️');
+    expect(cut.text).toMatch(/^Group words[\s\S]*\n\n⚠️ interrupted: the gateway restarted$/);
+    // the dead process's Stop button, pressed from an old client, is harmless: that Task is gone
+    const stale = wd.tg.injectCallbackQuery({ message: { message_id: cut.message_id, chat_id: GROUP }, data: stopData, from: DM_USER });
     const staleAnswer = await wd.tg.waitFor(() => wd.tg.callbackQuery(stale.callback_query!.id)?.answer, 5000, 'stale Stop answered');
     expect(staleAnswer.text).toBe('That task has already finished.');
 
@@ -359,7 +374,7 @@ describe('Telegram end to end (real gateway process)', () => {
     await wd.tg.waitFor(() => wd.tg.callsTo('sendMessageDraft').some((c) => String(c.params.text).includes('Graceful')), 10_000, 'streaming');
     expect(await wd.gw.stop()).toBe(0);
 
-    const cut = wd.tg.botMessages(DM_USER).find(isLiveReply)!;
+    const cut = wd.tg.botMessages(DM_USER).find((m) => !isCard(m) && (m.text ?? '').includes('Graceful'))!;
     const reply = splitReply(cut.text!);
     expect(reply.status).toBe('⛔ aborted: gateway shutting down');
     expect(long.startsWith(reply.answer)).toBe(true);
@@ -387,7 +402,7 @@ describe('Telegram end to end (real gateway process)', () => {
 
     wd.model.enqueue(turn({ text: 'Nice to meet you.' }));
     wd.tg.injectMessage({ chat: stranger, text: 'hello again' });
-    const final = await waitForReply(wd, stranger, /^✅ done/, 'answer');
+    const final = await waitForAnswer(wd, stranger, 'Nice to meet you.', 'answer');
     expect(splitReply(final.text!).answer).toBe('Nice to meet you.');
     expect(JSON.stringify(tooled(wd)[0].body.messages)).not.toContain('hello?');
   });

@@ -1,15 +1,26 @@
 /**
  * ChannelAdapter: what each chat platform (Slack, Discord, Telegram, web) implements, designed against all
- * three platforms' facts. Lifecycle (start with the gateway's inbound handler, stop), outbound calls on
- * neutral types (post / edit / delete, optional typing, reactions, ephemeral notices, native streaming),
- * declared limits and rate scopes, and one error classifier. `surfaceFor` adapts it to a MessageSurface.
+ * three platforms' facts. Lifecycle (start with the gateway's inbound handler, stop), the platform's
+ * knowledge of its threads (`place`), outbound calls on neutral types (post / edit / delete, optional
+ * typing, reactions, ephemeral notices, native streaming), declared limits and rate scopes, and one error
+ * classifier; nothing but PlatformError leaves a call. `surfaceFor` adapts it to a MessageSurface.
  */
 import type { ErrorClassifier } from './errors';
 import type { PlatformLimits } from './limits';
 import type { InboundHandler, MessageRef } from './messages';
 import type { RateOp, RateScope } from './rate';
+import type { ThreadPlace } from './place';
 import type { MessageSurface, NativeStream, OutboundContent } from './surface';
 import type { Platform, ThreadRef } from './thread-ref';
+
+/** What an adapter knows about its connection now: the liveness canary behind /readyz and /metrics. */
+export interface AdapterHealth {
+  state: 'connected' | 'reconnecting' | 'failed';
+  /** Why it is not connected, for the operator (never a credential). */
+  detail?: string;
+  /** Epoch ms of the last sign of life from the platform (an event, a poll answer, a heartbeat ACK). */
+  lastEventAt?: number;
+}
 
 export interface ChannelAdapter {
   readonly platform: Platform;
@@ -18,6 +29,13 @@ export interface ChannelAdapter {
   start(handler: InboundHandler): Promise<void>;
   /** Stop taking events and close connections; idempotent. */
   stop(): Promise<void>;
+  /** Where a thread of this platform lives (route scope, channel, group, directness); pure, never throws. */
+  place(thread: ThreadRef): ThreadPlace;
+  /**
+   * The connection as the adapter sees it after start: a connection that went silent or a poll loop that
+   * ended is `reconnecting` while the adapter re-opens it, `failed` when it gave up. Absent = always fine.
+   */
+  health?(): AdapterHealth;
 
   post(thread: ThreadRef, content: OutboundContent): Promise<MessageRef>;
   edit(ref: MessageRef, content: OutboundContent): Promise<void>;
@@ -29,19 +47,18 @@ export interface ChannelAdapter {
   /** Length of Markdown once this adapter renders it, in `limits.lengthUnit` (e.g. via its Formatter). */
   measure?(markdown: string): number;
 
-  /** Show "typing…" once; the caller renews every `typingRenewMs`. */
+  /** Show "typing…" once; the caller renews every `limits.typingRenewMs`. */
   typing?(thread: ThreadRef): Promise<void>;
-  readonly typingRenewMs?: number;
   react?(ref: MessageRef, emoji: string): Promise<void>;
   /** A notice only `userId` sees (Slack ephemeral, Discord interaction reply); absent where impossible. */
   ephemeral?(thread: ThreadRef, userId: string, text: string): Promise<void>;
-  /** Native streaming for this conversation, when the platform and chat type support it. */
+  /** Native streaming for this conversation, when the platform, the chat type and the adapter's config allow it. */
   nativeStream?(thread: ThreadRef, isDM: boolean): NativeStream | undefined;
 }
 
 /** The writer's view of one conversation on an adapter. */
-export function surfaceFor(adapter: ChannelAdapter, thread: ThreadRef, opts: { isDM: boolean; native?: boolean } = { isDM: false }): MessageSurface {
-  const native = opts.native === false ? undefined : adapter.nativeStream?.(thread, opts.isDM);
+export function surfaceFor(adapter: ChannelAdapter, thread: ThreadRef, opts: { isDM: boolean } = { isDM: false }): MessageSurface {
+  const native = adapter.nativeStream?.(thread, opts.isDM);
   return {
     post: async (content) => (await adapter.post(thread, content)).messageId,
     edit: (messageId, content) => adapter.edit({ thread, messageId }, content),

@@ -13,7 +13,7 @@ export type ErrorClassification =
   | { kind: 'retry'; retryAfterMs?: number; scope?: RetryScope }
   | { kind: 'degrade'; reason: 'format' | 'too_long' | 'gone' | 'draft_unsupported' }
   | { kind: 'ignore'; reason: 'not_modified' | 'query_too_old' | 'already_acknowledged' }
-  | { kind: 'surface'; reason: 'auth' | 'permission' | 'blocked' | 'rate_limited_app' };
+  | { kind: 'surface'; reason: 'auth' | 'permission' | 'blocked' | 'rate_limited_app' | 'invalid_request' };
 
 export type ErrorKind = ErrorClassification['kind'];
 
@@ -38,6 +38,19 @@ export class PlatformError extends Error {
 
 export const isPlatformError = (e: unknown): e is PlatformError => e instanceof PlatformError;
 
+/** A message for anything thrown, never throwing itself (objects without a prototype cannot be stringified). */
+export function thrownMessage(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (typeof error === 'string') return error;
+  try {
+    const m = (error as { message?: unknown } | null | undefined)?.message;
+    if (typeof m === 'string') return m;
+    return String(error);
+  } catch {
+    return Object.prototype.toString.call(error);
+  }
+}
+
 /** Turns anything an adapter call threw into a PlatformError (adapters pass their classifier). */
 export type ErrorClassifier = (error: unknown) => PlatformError;
 
@@ -48,10 +61,9 @@ export type ErrorClassifier = (error: unknown) => PlatformError;
  */
 export function asPlatformError(error: unknown, platform: Platform | 'test' = 'test'): PlatformError {
   if (error instanceof PlatformError) return error;
-  const err = error as { code?: unknown; message?: unknown } | undefined;
-  const code = typeof err?.code === 'string' || typeof err?.code === 'number' ? err.code : undefined;
-  const message = typeof err?.message === 'string' ? err.message : String(error);
-  return new PlatformError(platform, { kind: 'retry' }, message, { code, cause: error });
+  const raw = error !== null && typeof error === 'object' ? (error as { code?: unknown }).code : undefined;
+  const code = typeof raw === 'string' || typeof raw === 'number' ? raw : undefined;
+  return new PlatformError(platform, { kind: 'retry' }, thrownMessage(error), { code, cause: error });
 }
 
 /** Short operator-facing description of a surfaced error (no stack traces into chats). */
@@ -63,6 +75,7 @@ export function describeSurfaced(e: PlatformError): string {
         case 'permission': return `the bot lacks permission on ${e.platform} (${e.message})`;
         case 'blocked': return `the user blocked the bot on ${e.platform}`;
         case 'rate_limited_app': return `${e.platform} rate-limited the whole app`;
+        case 'invalid_request': return `the ${e.platform} adapter cannot address this conversation (${e.message})`;
       }
       break;
     case 'retry': return `${e.platform} kept failing (${e.message})`;

@@ -1,18 +1,19 @@
 /**
- * Hands mapped events to the gateway without holding up the update source: messages of one conversation
- * are delivered in order (one at a time), different conversations and button presses run side by side.
- * Handler failures are logged, never rethrown into grammY. `drain()` waits for everything in flight.
+ * Hands an adapter's mapped events to the gateway without holding up the platform's event source: messages
+ * of one conversation are delivered in order (one at a time), different conversations and button presses
+ * run side by side. Handler failures are logged, never rethrown into the SDK. `drain()` waits for all.
  */
 import type { Logger } from 'pino';
-import type { InboundHandler } from '../contract/messages';
-import { bindingKey } from '../contract/thread-ref';
-import type { InboundEvent } from './inbound';
+import type { ActionEvent, InboundHandler, InboundMessage } from './messages';
+import { bindingKey } from './thread-ref';
+
+export type InboundEvent = { kind: 'message'; message: InboundMessage } | { kind: 'action'; action: ActionEvent };
 
 export class InboundDispatcher {
   private readonly lanes = new Map<string, Promise<void>>();
   private readonly inFlight = new Set<Promise<void>>();
 
-  constructor(private readonly handler: InboundHandler, private readonly logger: Logger) {}
+  constructor(private readonly handler: InboundHandler, private readonly logger: Logger, private readonly platform: string) {}
 
   deliver(event: InboundEvent): void {
     if (event.kind === 'action') {
@@ -44,7 +45,7 @@ export class InboundDispatcher {
     try {
       await fn();
     } catch (err) {
-      this.logger.error({ err: err instanceof Error ? err.message : String(err), kind, eventId }, 'telegram: the gateway failed to handle an event');
+      this.logger.error({ err: err instanceof Error ? err.message : String(err), kind, eventId }, `${this.platform}: the gateway failed to handle an event`);
     }
   }
 }

@@ -1,7 +1,8 @@
 /**
  * What each platform allows, as data the platform-free renderer and writer read: message size (and how it
- * is measured), split target, edit pacing for DMs and groups, button payload size. The three reference
- * tables carry the design numbers of platforms.md §5; adapters pass them (or stricter ones) to the writer.
+ * is measured), split target, edit pacing for DMs and groups, typing renewal, button payload size. The
+ * reference tables carry the design numbers of platforms.md §5 and are the config's defaults; adapters are
+ * built with the config's pacing (`pacedLimits`) and hand the result to the writer.
  */
 
 export type LengthUnit = 'utf16' | 'codepoints';
@@ -20,8 +21,8 @@ export interface PlatformLimits {
   buttonLabelChars: number;
   /** Most formatting entities one message may carry, where the platform caps them. */
   maxEntities?: number;
-  /** Native streaming pacing (Slack append / Telegram draft), when the platform has it. */
-  nativeStreamIntervalMs?: number;
+  /** How often "typing…" is renewed while a Task runs (it fades after a few seconds); 0 = never. */
+  typingRenewMs: number;
 }
 
 export const SLACK_LIMITS: PlatformLimits = {
@@ -31,7 +32,8 @@ export const SLACK_LIMITS: PlatformLimits = {
   minEditIntervalMs: { dm: 1_500, group: 1_500 },
   buttonPayloadBytes: 2_000,
   buttonLabelChars: 75,
-  nativeStreamIntervalMs: 1_000,
+  // assistant.threads.setStatus clears after 2 minutes without a message
+  typingRenewMs: 60_000,
 };
 
 export const DISCORD_LIMITS: PlatformLimits = {
@@ -41,6 +43,8 @@ export const DISCORD_LIMITS: PlatformLimits = {
   minEditIntervalMs: { dm: 1_200, group: 1_200 },
   buttonPayloadBytes: 100,
   buttonLabelChars: 80,
+  // a typing indicator lasts 10 s
+  typingRenewMs: 8_000,
 };
 
 export const TELEGRAM_LIMITS: PlatformLimits = {
@@ -51,7 +55,8 @@ export const TELEGRAM_LIMITS: PlatformLimits = {
   buttonPayloadBytes: 64,
   buttonLabelChars: 64,
   maxEntities: 100,
-  nativeStreamIntervalMs: 750,
+  // sendChatAction shows "typing…" for about 5 s
+  typingRenewMs: 4_000,
 };
 
 /** The dashboard playground: no platform limits beyond keeping pages light; edits as often as a human can read. */
@@ -59,9 +64,10 @@ export const WEB_LIMITS: PlatformLimits = {
   maxChars: 16_000,
   lengthUnit: 'codepoints',
   splitTarget: 15_000,
-  minEditIntervalMs: { dm: 250, group: 250 },
+  minEditIntervalMs: { dm: 100, group: 100 },
   buttonPayloadBytes: 64,
   buttonLabelChars: 64,
+  typingRenewMs: 4_000,
 };
 
 /** The smallest button payload any platform allows: action payloads must fit it. */
@@ -77,4 +83,9 @@ export function measureLength(text: string, unit: LengthUnit): number {
 
 export function editIntervalMs(limits: PlatformLimits, isDM: boolean): number {
   return isDM ? limits.minEditIntervalMs.dm : limits.minEditIntervalMs.group;
+}
+
+/** A platform's limits paced by the config's streaming settings (the one source of edit and typing pacing). */
+export function pacedLimits(base: PlatformLimits, s: { dm_edit_interval_ms: number; group_edit_interval_ms: number; typing_renew_ms: number }): PlatformLimits {
+  return { ...base, minEditIntervalMs: { dm: s.dm_edit_interval_ms, group: s.group_edit_interval_ms }, typingRenewMs: s.typing_renew_ms };
 }

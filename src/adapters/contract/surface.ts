@@ -17,8 +17,10 @@ export interface ButtonSpec {
 export interface OutboundContent {
   /** Markdown to show; the adapter renders it to the platform format (or sends it as-is when `plain`). */
   text: string;
-  /** Status / tool lines at the top of the first message ('' elsewhere); part of `text`. */
+  /** Tool lines at the top of the first message ('' elsewhere); part of `text`. */
   header: string;
+  /** The live status line at the top of the last message while the Task runs; part of `text` in post/edit modes. */
+  status?: string;
   /** The slice of the assistant answer this message carries; `text.slice(answerOffset, answerOffset + answer.length) === answer`. */
   answer: string;
   answerOffset: number;

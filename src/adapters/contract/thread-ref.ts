@@ -5,6 +5,7 @@
  * a sentinel), so every non-empty id round-trips: parseBindingKey(bindingKey(ref)) deep-equals ref.
  */
 import { z } from 'zod';
+import { PlatformError } from './errors';
 
 export type Platform = 'slack' | 'discord' | 'telegram' | 'web';
 export const PLATFORMS: readonly Platform[] = ['slack', 'discord', 'telegram', 'web'];
@@ -83,10 +84,16 @@ function unescapeComponent(key: string, part: string, what: string): string {
   }
 }
 
-/** The binding key of a thread; validates the ref first (a clear error names the bad field). */
+/**
+ * The binding key of a thread; validates the ref first. A bad ref is a caller's mistake: a PlatformError
+ * classified `surface` (never retried) whose message names the bad field.
+ */
 export function bindingKey(ref: ThreadRef): string {
   const r = threadRefSchema.safeParse(ref);
-  if (!r.success) throw new Error(`invalid ThreadRef: ${r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
+  if (!r.success) {
+    const platform = PLATFORMS.includes((ref as { platform?: Platform } | undefined)?.platform as Platform) ? (ref as ThreadRef).platform : 'test';
+    throw new PlatformError(platform, { kind: 'surface', reason: 'invalid_request' }, `invalid ThreadRef: ${r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
+  }
   const v = r.data;
   switch (v.platform) {
     case 'slack':
@@ -149,8 +156,4 @@ export function tryParseBindingKey(key: string): ParsedKey {
   } catch (e) {
     return { ok: false, error: (e as Error).message };
   }
-}
-
-export function sameThread(a: ThreadRef, b: ThreadRef): boolean {
-  return bindingKey(a) === bindingKey(b);
 }

@@ -14,7 +14,7 @@ import { toSlackMrkdwn } from './slack';
 import { telegramEntityCount, telegramLength, toTelegramHtml } from './telegram';
 
 export interface Formatter {
-  platform: Platform | 'plain';
+  platform: Platform;
   render(markdown: string): string;
   plain(markdown: string): string;
   /** Length of rendered output the way the platform counts it. */
@@ -36,12 +36,6 @@ export const telegramFormatter: Formatter = {
   entities: telegramEntityCount,
   maxEntities: 100,
 };
-export const plainFormatter: Formatter = { platform: 'plain', render: toPlainText, plain: toPlainText, length: byUnit('codepoints') };
-
-export function formatterFor(platform: Platform): Formatter {
-  return platform === 'slack' ? slackFormatter : platform === 'discord' ? discordFormatter : telegramFormatter;
-}
-
 /** Whether `markdown`, once rendered by `f`, is within `limit` (and the entity cap). */
 export function fitsRendered(f: Formatter, markdown: string, limit: number): boolean {
   const r = f.render(markdown);

@@ -9,3 +9,4 @@ export * from './markdown-chunks';
 export * from './fences';
 export * from './heal';
 export * from './redactor';
+export * from './retry-policy';

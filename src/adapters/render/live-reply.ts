@@ -1,8 +1,9 @@
 /**
- * Renders a LiveView as the live reply (gateway.md §4): a status line, one line per tool call (✅ ❌ ⛔,
- * with its description and a short outcome note), subagents collapsed under their run_subagent call, then
- * the answer. `header` and `answer` stay separate so the writer can split the answer across messages and
- * the delivery invariant can be checked on the answer alone; `liveReplyMarkdown` joins them.
+ * Renders a LiveView as the live reply (gateway.md §4): a live-only status line (thinking, running a
+ * tool, waiting for approval, retrying; kept at the end only to say why a Task stopped early), one line per
+ * tool call (✅ ❌ ⛔, with its description and a short outcome note), subagents collapsed under their
+ * run_subagent call, the answer, and an optional usage footer. The parts stay separate so the writer can
+ * put the status on the last message only, split the answer across messages and check delivery on it alone.
  */
 import { escapeInlineMarkdown } from '../contract/approval-card';
 import type { ButtonSpec } from '../contract/surface';
@@ -10,10 +11,14 @@ import { costUsd, formatCount, formatDuration, formatUsd, type Pricing } from '.
 import { answerText, type LiveView, type ToolEntry } from './live-view';
 
 export interface ReplySnapshot {
-  /** Status and tool lines (Markdown, no blank lines). */
+  /** The status line ('' once a Task finished normally): the writer shows it on the last message only. */
+  status?: string;
+  /** Tool lines (Markdown, no blank lines), at the top of the first message. */
   header: string;
   /** The answer Markdown, verbatim. */
   answer: string;
+  /** A line under the answer of the last message (the optional usage footer). */
+  footer?: string;
   /** Buttons while the Task runs (Stop). */
   buttons?: ButtonSpec[];
 }
@@ -24,6 +29,8 @@ export interface LiveReplyOptions {
   maxToolLines?: number;
   /** Encoded Stop payload; the button shows while the Task runs. */
   stopPayload?: string;
+  /** Tokens, cost and duration under a finished reply (`reply.usage_footer`). */
+  usageFooter?: boolean;
 }
 
 const ICON: Record<ToolEntry['state'], string> = {
@@ -60,18 +67,15 @@ function hasPendingApproval(v: LiveView): boolean {
   return v.pendingApprovals.length > 0 || v.tools.some((t) => t.awaitingApproval) || v.subagents.some((s) => hasPendingApproval(s.view));
 }
 
-/** What is happening now (or how it ended). */
-export function statusLine(v: LiveView, opts: LiveReplyOptions = {}): string {
-  if (v.auth) return '🔑 auth problem: the model key was rejected — tell the operator';
+/** The model key problem as the user should read it (auth failures stop the Task). */
+export const AUTH_STATUS = '🔑 auth problem: the model key was rejected — tell the operator';
+
+/** What is happening now, or why the Task stopped early; '' once it finished normally. */
+export function statusLine(v: LiveView): string {
+  if (v.auth) return AUTH_STATUS;
   if (v.abort) return `⛔ aborted${v.abort.reason ? `: ${oneLine(v.abort.reason, 200)}` : ''}`;
   if (v.maxTurns !== undefined) return `⏹️ stopped: reached max turns (${v.maxTurns})`;
-  if (v.finished) {
-    const parts = ['✅ done'];
-    if (v.usage.total > 0) parts.push(`${formatCount(v.usage.total)} tokens`);
-    if (opts.pricing && v.usage.total > 0) parts.push(formatUsd(costUsd(v.usage, opts.pricing)));
-    if (v.startedAt !== undefined && v.endedAt !== undefined) parts.push(formatDuration(v.endedAt - v.startedAt));
-    return parts.join(' · ');
-  }
+  if (v.finished) return '';
   if (v.compacting) return '🗜️ compacting the context…';
   if (v.retry) return `🔁 retrying in ${Math.max(1, Math.ceil(v.retry.inMs / 1000))} s (attempt ${v.retry.attempt})`;
   if (hasPendingApproval(v)) return '✋ waiting for approval';
@@ -112,17 +116,29 @@ export function toolLines(v: LiveView, opts: LiveReplyOptions = {}): string[] {
   return lines;
 }
 
+/** Tokens, cost and duration of a finished Task, e.g. `3,411 tokens · $0.0100 · 3.0 s` ('' when nothing to say). */
+export function usageLine(v: LiveView, pricing?: Pricing): string {
+  const parts: string[] = [];
+  if (v.usage.total > 0) parts.push(`${formatCount(v.usage.total)} tokens`);
+  if (pricing && v.usage.total > 0) parts.push(formatUsd(costUsd(v.usage, pricing)));
+  if (v.startedAt !== undefined && v.endedAt !== undefined) parts.push(formatDuration(v.endedAt - v.startedAt));
+  return parts.join(' · ');
+}
+
 export function renderLiveReply(v: LiveView, opts: LiveReplyOptions = {}): ReplySnapshot {
-  const header = [statusLine(v, opts), ...toolLines(v, opts)].join('\n');
   const running = !v.finished && !v.abort;
+  const usage = opts.usageFooter && v.finished ? usageLine(v, opts.pricing) : '';
   return {
-    header,
+    status: statusLine(v),
+    header: toolLines(v, opts).join('\n'),
     answer: answerText(v),
+    ...(usage ? { footer: `_${usage}_` } : {}),
     ...(running && opts.stopPayload ? { buttons: [{ label: 'Stop', payload: opts.stopPayload, style: 'danger' as const }] } : {}),
   };
 }
 
-/** Header and answer as one Markdown document (single-message use, tests). */
+/** The snapshot as one Markdown document (single-message use, tests). */
 export function liveReplyMarkdown(s: ReplySnapshot): string {
-  return s.answer ? `${s.header}\n\n${s.answer}` : s.header;
+  const top = [s.status, s.header].filter((x) => x).join('\n');
+  return [top, s.answer, s.footer].filter((x) => x).join('\n\n');
 }

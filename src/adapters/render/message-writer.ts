@@ -1,86 +1,28 @@
 /**
- * MessageWriter: delivers one live reply (header + answer) to a MessageSurface as it grows (gateway.md §4).
- * Latest snapshot only, one request in flight, text composed after the governor grants (never stale),
- * edits ≥ interval apart, identical content skipped, final flush at once with final priority; long answers
- * roll into continuation messages (fences closed/reopened), live edits healed. Errors follow their class:
- * retry (finals ≤ N tries, live skipped), degrade (plain, re-split, post anew, no native), ignore, surface.
+ * MessageWriter: delivers one live reply to a MessageSurface as it grows (gateway.md §4). Latest snapshot
+ * only, one request in flight, text composed after the governor grants (never stale), edits ≥ interval
+ * apart (finals jump the queue, paced by the chat's budget), identical content skipped; the layout is
+ * writer-plan's, the next step writer-steps'. Errors follow their class: retry (finals ≤ N tries, live
+ * skipped), degrade (plain, re-split, post anew, no native), ignore, surface.
  */
 import { delay, type Clock, type TimerHandle } from '../contract/clock';
 import { asPlatformError, type PlatformError } from '../contract/errors';
-import { editIntervalMs, measureLength, type PlatformLimits } from '../contract/limits';
-import type { RateOp, RatePriority, RateScope } from '../contract/rate';
-import type { ButtonSpec, MessageSurface, NativeStream, OutboundContent } from '../contract/surface';
-import { healSuffix } from './heal';
+import { editIntervalMs, measureLength } from '../contract/limits';
+import type { RatePriority, RateScope } from '../contract/rate';
+import type { MessageSurface, NativeStream } from '../contract/surface';
 import type { ReplySnapshot } from './live-reply';
-import { chunkMarkdown, type ChunkMemo } from './markdown-chunks';
-import type { RateGovernor } from './rate-governor';
+import type { ChunkMemo } from './markdown-chunks';
+import { backoffMs, FINAL_MAX_TRIES, pauseScopes } from './retry-policy';
+import { planReply, type Planned } from './writer-plan';
+import { acceptAsSent, performStep } from './writer-send';
+import { nextStep, type Slot, type Step, type StepOp } from './writer-steps';
+import type { WriterOptions, WriterResult } from './writer-types';
 
-export interface WriterOptions {
-  surface: MessageSurface;
-  clock: Clock;
-  governor: RateGovernor;
-  limits: PlatformLimits;
-  isDM: boolean;
-  /** Length of Markdown as the platform counts it once rendered (default: the surface's measure, else the Markdown in `limits.lengthUnit`). */
-  measure?: (markdown: string) => number;
-  /** Minimum time between edits (default: the limits' DM / group interval). */
-  intervalMs?: number;
-  /** Room kept in the first message for the header (default min(600, splitTarget / 4)). */
-  headerReserve?: number;
-  /** Live requests give up when the governor or a retry_after would make them wait longer (default 5 s). */
-  liveMaxWaitMs?: number;
-  /** Tries per final request (default 5). */
-  finalMaxTries?: number;
-  /** Use `surface.native` when present (default true). */
-  useNative?: boolean;
-  /** Re-send an unchanged draft preview this often so it does not expire (default 20 s). */
-  draftRefreshMs?: number;
-  onEvent?: (e: WriterEvent) => void;
-}
-
-export type WriterEvent =
-  | { type: 'sent'; op: RateOp; part: number; messageId?: string; final: boolean }
-  | { type: 'skipped'; op: RateOp; part: number; retryAt: number }
-  | { type: 'retry'; op: RateOp; part: number; attempt: number; error: PlatformError }
-  | { type: 'degraded'; op: RateOp; part: number; reason: string }
-  | { type: 'failed'; op: RateOp; part: number; error: PlatformError };
-
-/** ok: every message shows its final content. Otherwise a request failed for good, or the writer was closed first. */
-export type WriterResult =
-  | { ok: true; messageIds: string[] }
-  | { ok: false; messageIds: string[]; reason: 'failed'; error: PlatformError }
-  | { ok: false; messageIds: string[]; reason: 'closed'; error?: undefined };
-
-interface Slot {
-  id?: string;
-  sent?: OutboundContent;
-  plain: boolean;
-  /** Open append stream: the text streamed so far. */
-  stream?: string;
-  /** Last draft preview shown for this part. */
-  drafted?: { text: string; at: number };
-}
-
-interface Planned {
-  content: OutboundContent;
-  /** Header + reopened fence + answer slice: what an append stream may extend. */
-  streamBody: string;
-}
-
-type StepOp = 'post' | 'edit' | 'delete' | 'draft' | 'stream_start' | 'stream_append' | 'stream_stop';
-interface Step {
-  index: number;
-  op: StepOp;
-}
+export type { WriterEvent, WriterOptions, WriterResult } from './writer-types';
 
 type Outcome = 'done' | 'skipped' | 'replan' | 'failed';
 
-const HEAL_MARGIN = 16;
 const MIN_SCALE = 0.2;
-
-function sameButtons(a?: ButtonSpec[], b?: ButtonSpec[]): boolean {
-  return JSON.stringify(a ?? []) === JSON.stringify(b ?? []);
-}
 
 export class MessageWriter {
   private readonly surface: MessageSurface;
@@ -129,9 +71,9 @@ export class MessageWriter {
     this.interval = opts.intervalMs ?? editIntervalMs(opts.limits, opts.isDM);
     this.headerReserve = opts.headerReserve ?? Math.min(600, Math.floor(opts.limits.splitTarget / 4));
     this.liveMaxWait = opts.liveMaxWaitMs ?? 5_000;
-    this.finalMaxTries = opts.finalMaxTries ?? 5;
+    this.finalMaxTries = opts.finalMaxTries ?? FINAL_MAX_TRIES;
     this.draftRefresh = opts.draftRefreshMs ?? 20_000;
-    this.native = opts.useNative === false ? undefined : opts.surface.native;
+    this.native = opts.surface.native;
   }
 
   /** Platform ids of the reply's messages, in order (drafts have none). */
@@ -230,6 +172,7 @@ export class MessageWriter {
       return;
     }
     let due: number;
+    // finals and flushes jump the queue; the chat's rate budget (the governor) still paces them
     if (this.finalRequested || this.urgent) due = now;
     else if (this.latest.answer.length >= this.rollAt) due = Math.max(now, this.retryAt);
     else due = Math.max(this.lastSendAt + this.interval, this.retryAt, this.dirty ? -Infinity : refresh);
@@ -275,100 +218,22 @@ export class MessageWriter {
 
   // ------------------------------------------------------------------ planning
 
-  private capacity(index: number): number {
-    const base = Math.floor(this.opts.limits.splitTarget * this.scale) - HEAL_MARGIN;
-    return index === 0 ? base - this.headerReserve - 2 : base;
-  }
-
-  /** The header, shortened to its reserve: the status line, then as many of the latest lines as fit. */
-  private fitHeader(header: string): string {
-    if (header === '' || this.measure(header) <= this.headerReserve) return header;
-    const lines = header.split('\n');
-    const kept: string[] = [];
-    for (let i = lines.length - 1; i >= 1; i--) {
-      const candidate = [lines[0], '…', lines[i], ...kept].join('\n');
-      if (this.measure(candidate) > this.headerReserve) break;
-      kept.unshift(lines[i]);
-    }
-    const out = kept.length === lines.length - 1 ? header : [lines[0], '…', ...kept].join('\n');
-    if (this.measure(out) <= this.headerReserve) return out;
-    return [...lines[0]].slice(0, Math.max(1, this.headerReserve - 1)).join('') + '…';
-  }
-
   private compose(final: boolean): Planned[] {
-    const { header, answer, buttons } = this.latest;
-    const key = `${this.scale}`;
-    const res = chunkMarkdown(answer, {
-      fits: (md, i) => this.measure(md) <= this.capacity(i),
+    const plan = planReply(this.latest, final, {
+      limits: this.opts.limits,
+      measure: this.measure,
+      scale: this.scale,
+      headerReserve: this.headerReserve,
+      plainAt: (i) => this.slots[i]?.plain ?? false,
       memo: this.memo,
-      memoKey: key,
     });
-    this.memo = res.memo;
-    const chunks = res.chunks;
-    const head = this.fitHeader(header);
-    const planned = chunks.map((c, i): Planned => {
-      const h = i === 0 ? head : '';
-      const slice = answer.slice(c.start, c.end);
-      const body = c.prefix + slice + c.suffix;
-      const isLast = i === chunks.length - 1;
-      const heal = !final && isLast ? healSuffix(body) : '';
-      const sep = h !== '' && body !== '' ? '\n\n' : '';
-      let text = h + sep + body + heal;
-      if (text === '') text = '…';
-      const content: OutboundContent = {
-        text,
-        header: h,
-        answer: slice,
-        answerOffset: text === '…' ? 0 : h.length + sep.length + c.prefix.length,
-        ...(isLast && buttons?.length ? { buttons } : {}),
-        plain: this.slots[i]?.plain ?? false,
-        // a part that is no longer the last one is complete: render it fully now, so the end adds no edit
-        final: final || !isLast,
-        part: i,
-      };
-      return { content, streamBody: h + sep + c.prefix + slice };
-    });
-    // when may the last chunk outgrow its capacity? (each source character adds at most about one rendered one)
-    const last = chunks[chunks.length - 1];
-    const lastIndex = chunks.length - 1;
-    const room = this.capacity(lastIndex) - this.measure(last.prefix + answer.slice(last.start, last.end) + last.suffix);
-    this.rollAt = answer.length + Math.max(1, room);
-    return planned;
-  }
-
-  private modeOf(isLast: boolean, final: boolean, slot: Slot | undefined): 'draft' | 'stream' | 'message' {
-    const live = isLast && !final;
-    if (this.native?.kind === 'draft' && live && !slot?.id) return 'draft';
-    if (this.native?.kind === 'append' && (slot?.stream !== undefined || (live && !slot?.id))) return 'stream';
-    return 'message';
+    this.memo = plan.memo;
+    this.rollAt = plan.rollAt;
+    return plan.parts;
   }
 
   private nextStep(plan: Planned[], done: Set<number>, final: boolean): Step | undefined {
-    const now = this.clock.now();
-    for (let i = 0; i < plan.length; i++) {
-      if (done.has(i)) continue;
-      const slot = this.slots[i];
-      const { content, streamBody } = plan[i];
-      const isLast = i === plan.length - 1;
-      switch (this.modeOf(isLast, final, slot)) {
-        case 'draft':
-          if (!slot?.drafted || slot.drafted.text !== content.text || now - slot.drafted.at >= this.draftRefresh) return { index: i, op: 'draft' };
-          break;
-        case 'stream':
-          if (!slot?.id) return { index: i, op: 'stream_start' };
-          if (!isLast || final || !streamBody.startsWith(slot.stream ?? '')) return { index: i, op: 'stream_stop' };
-          if (streamBody.length > (slot.stream ?? '').length || !sameButtons(slot.sent?.buttons, content.buttons)) return { index: i, op: 'stream_append' };
-          break;
-        case 'message': {
-          if (!slot?.id) return { index: i, op: 'post' };
-          const s = slot.sent;
-          if (!s || s.text !== content.text || s.plain !== content.plain || !sameButtons(s.buttons, content.buttons) || (content.final && !s.final)) return { index: i, op: 'edit' };
-          break;
-        }
-      }
-    }
-    for (let i = plan.length; i < this.slots.length; i++) if (!done.has(i) && this.slots[i].id) return { index: i, op: 'delete' };
-    return undefined;
+    return nextStep(this.slots, plan, done, final, { native: this.native?.kind, now: this.clock.now(), draftRefreshMs: this.draftRefresh });
   }
 
   private scopesFor(op: StepOp): RateScope[] {
@@ -397,18 +262,16 @@ export class MessageWriter {
    * One request: wait for the governor, re-plan with the newest snapshot, send, classify failures.
    * Returns 'ok' once a step has been settled (possibly a different one than planned, if the text moved on).
    */
+  /**
+   * One request: wait for the governor, re-plan with the newest snapshot, send, classify failures.
+   * Returns 'ok' once a step has been settled (possibly a different one than planned, if the text moved on).
+   */
   private async execute(planned: Step, priority: RatePriority, final: boolean, done: Set<number>): Promise<'ok' | Outcome> {
-    let tries = 0;
+    const tries = { n: 0 };
     let op = planned.op;
     for (;;) {
       const scopes = this.scopesFor(op);
-      let signal: AbortSignal | undefined;
-      if (priority === 'live') {
-        this.liveAbort = new AbortController();
-        signal = this.liveAbort.signal;
-      }
-      const grant = await this.opts.governor.acquire(scopes, { priority, ...(priority === 'live' ? { maxWaitMs: this.liveMaxWait, signal } : {}) });
-      this.liveAbort = undefined;
+      const grant = await this.acquire(scopes, priority);
       if (this.closed) return 'failed';
       if (!grant.granted) {
         this.retryAt = Math.max(this.retryAt, grant.reason === 'wait_too_long' ? grant.retryAt : this.clock.now());
@@ -420,74 +283,90 @@ export class MessageWriter {
       const step = this.nextStep(plan, done, final);
       if (!step) return 'ok';
       op = step.op;
-      const i = step.index;
       try {
-        await this.send(step, plan);
-        if (op !== 'delete') done.add(i);
+        const sent = await performStep(step, plan, this.slots, this.surface, this.native, this.clock);
+        this.opts.onEvent?.({ type: 'sent', op, part: step.index, ...(sent.messageId ? { messageId: sent.messageId } : {}), final: sent.content.final, content: sent.content });
+        if (op !== 'delete') done.add(step.index);
         this.lastSendAt = this.clock.now();
         this.retryAt = -Infinity;
         return 'ok';
       } catch (e) {
-        const err = asPlatformError(e);
-        const c = err.classification;
-        const part = i;
-        switch (c.kind) {
-          case 'ignore':
-            if (op === 'post' || op === 'stream_start') break; // nothing to ignore: no message exists yet
-            this.acceptAsSent(step, plan);
-            if (op !== 'delete') done.add(i);
-            return 'ok';
-          case 'surface':
-            this.failure = err;
-            this.opts.onEvent?.({ type: 'failed', op, part, error: err });
-            return 'failed';
-          case 'degrade': {
-            this.opts.onEvent?.({ type: 'degraded', op, part, reason: c.reason });
-            tries++;
-            if (tries >= this.finalMaxTries * 2) return this.giveUp(op, part, err, final);
-            if (c.reason === 'format') {
-              const slot = this.slot(i);
-              if (slot.plain) return this.giveUp(op, part, err, final);
-              slot.plain = true;
-              continue;
-            }
-            if (c.reason === 'gone') {
-              if (op === 'delete') {
-                this.slots.splice(i, 1);
-                return 'ok';
-              }
-              const slot = this.slot(i);
-              slot.id = undefined;
-              slot.sent = undefined;
-              slot.stream = undefined;
-              continue;
-            }
-            if (c.reason === 'too_long') {
-              if (this.scale <= MIN_SCALE) return this.giveUp(op, part, err, final);
-              this.scale = Math.max(MIN_SCALE, this.scale * 0.75);
-              this.memo = undefined;
-              return 'replan';
-            }
-            // draft_unsupported: native streaming is off for this reply; a started stream becomes a plain message
-            this.native = undefined;
-            for (const s of this.slots) s.stream = undefined;
-            return 'replan';
-          }
-          case 'retry':
-            break;
-        }
-        // retry (or an ignore that cannot apply)
-        tries++;
-        this.opts.onEvent?.({ type: 'retry', op, part, attempt: tries, error: err });
-        const after = c.kind === 'retry' ? c.retryAfterMs : undefined;
-        if (after !== undefined) this.opts.governor.pause(this.pauseScopes(scopes, c.kind === 'retry' ? c.scope : undefined), after);
-        if (priority === 'live') {
-          this.retryAt = this.clock.now() + (after ?? this.interval);
-          return 'skipped';
-        }
-        if (tries >= this.finalMaxTries) return this.giveUp(op, part, err, final);
-        if (after === undefined) await delay(this.clock, Math.min(30_000, 1_000 * 2 ** (tries - 1)));
+        const next = await this.onFailure(asPlatformError(e), step, plan, { scopes, priority, final, done, tries });
+        if (next !== 'again') return next;
       }
+    }
+  }
+
+  private acquire(scopes: RateScope[], priority: RatePriority) {
+    if (priority !== 'live') return this.opts.governor.acquire(scopes, { priority });
+    this.liveAbort = new AbortController();
+    const signal = this.liveAbort.signal;
+    return this.opts.governor.acquire(scopes, { priority, maxWaitMs: this.liveMaxWait, signal }).finally(() => (this.liveAbort = undefined));
+  }
+
+  /** A failed step, by its class: 'again' tries once more (after any wait), anything else ends the request. */
+  private async onFailure(
+    err: PlatformError,
+    step: Step,
+    plan: Planned[],
+    x: { scopes: RateScope[]; priority: RatePriority; final: boolean; done: Set<number>; tries: { n: number } },
+  ): Promise<'again' | 'ok' | Outcome> {
+    const { op, index: part } = step;
+    const c = err.classification;
+    if (c.kind === 'ignore' && op !== 'post' && op !== 'stream_start') {
+      acceptAsSent(step, plan, this.slots, this.clock);
+      if (op !== 'delete') x.done.add(part);
+      return 'ok';
+    }
+    if (c.kind === 'surface') {
+      this.failure = err;
+      this.opts.onEvent?.({ type: 'failed', op, part, error: err });
+      return 'failed';
+    }
+    if (c.kind === 'degrade') {
+      this.opts.onEvent?.({ type: 'degraded', op, part, reason: c.reason });
+      if (++x.tries.n >= this.finalMaxTries * 2) return this.giveUp(op, part, err, x.final);
+      return this.degrade(c.reason, step, err, x.final);
+    }
+    // retry (or an ignore that cannot apply: nothing exists yet to have been done)
+    x.tries.n++;
+    this.opts.onEvent?.({ type: 'retry', op, part, attempt: x.tries.n, error: err });
+    const after = c.kind === 'retry' ? c.retryAfterMs : undefined;
+    if (after !== undefined) this.opts.governor.pause(pauseScopes(x.scopes, c.kind === 'retry' ? c.scope : undefined), after);
+    if (x.priority === 'live') {
+      this.retryAt = this.clock.now() + (after ?? this.interval);
+      return 'skipped';
+    }
+    if (x.tries.n >= this.finalMaxTries) return this.giveUp(op, part, err, x.final);
+    if (after === undefined) await delay(this.clock, backoffMs(x.tries.n));
+    return 'again';
+  }
+
+  /** Degrade and go on: plain text, post anew, a smaller split, or no native streaming. */
+  private degrade(reason: 'format' | 'too_long' | 'gone' | 'draft_unsupported', step: Step, err: PlatformError, final: boolean): 'again' | 'ok' | Outcome {
+    const slot = this.slot(step.index);
+    switch (reason) {
+      case 'format':
+        if (slot.plain) return this.giveUp(step.op, step.index, err, final);
+        slot.plain = true;
+        return 'again';
+      case 'gone':
+        if (step.op === 'delete') {
+          this.slots.splice(step.index, 1);
+          return 'ok';
+        }
+        Object.assign(slot, { id: undefined, sent: undefined, stream: undefined });
+        return 'again';
+      case 'too_long':
+        if (this.scale <= MIN_SCALE) return this.giveUp(step.op, step.index, err, final);
+        this.scale = Math.max(MIN_SCALE, this.scale * 0.75);
+        this.memo = undefined;
+        return 'replan';
+      case 'draft_unsupported':
+        // native streaming is off for this reply; a started stream becomes a plain message
+        this.native = undefined;
+        for (const s of this.slots) s.stream = undefined;
+        return 'replan';
     }
   }
 
@@ -498,91 +377,8 @@ export class MessageWriter {
     return 'failed';
   }
 
-  /** A 429 pauses the scope level it names, else the narrowest scope of the call. */
-  private pauseScopes(scopes: RateScope[], level: RateScope['level'] | undefined): RateScope[] {
-    if (scopes.length === 0) return [];
-    const named = level ? scopes.filter((s) => s.level === level) : [];
-    return named.length ? named : [scopes[scopes.length - 1]];
-  }
-
   private slot(i: number): Slot {
     while (this.slots.length <= i) this.slots.push({ plain: false });
     return this.slots[i];
-  }
-
-  private acceptAsSent(step: Step, plan: Planned[]): void {
-    const slot = this.slot(step.index);
-    const p = plan[step.index];
-    if (step.op === 'delete') this.slots.splice(step.index, 1);
-    else if (step.op === 'draft') slot.drafted = { text: p.content.text, at: this.clock.now() };
-    else {
-      slot.sent = p.content;
-      if (step.op === 'stream_append') slot.stream = p.streamBody;
-      if (step.op === 'stream_stop') slot.stream = undefined;
-    }
-  }
-
-  private async send(step: Step, plan: Planned[]): Promise<void> {
-    const i = step.index;
-    const slot = this.slot(i);
-    const p = plan[i];
-    const ev = (messageId?: string) => this.opts.onEvent?.({ type: 'sent', op: step.op, part: i, ...(messageId ? { messageId } : {}), final: p?.content.final ?? false });
-    switch (step.op) {
-      case 'post': {
-        const id = await this.surface.post(p.content);
-        slot.id = id;
-        slot.sent = p.content;
-        slot.drafted = undefined;
-        ev(id);
-        return;
-      }
-      case 'edit':
-        await this.surface.edit(slot.id!, p.content);
-        slot.sent = p.content;
-        ev(slot.id);
-        return;
-      case 'delete': {
-        const id = slot.id!;
-        await this.surface.delete(id);
-        this.slots.splice(i, 1);
-        ev(id);
-        return;
-      }
-      case 'draft': {
-        const native = this.native as Extract<NativeStream, { kind: 'draft' }>;
-        await native.draft(p.content);
-        slot.drafted = { text: p.content.text, at: this.clock.now() };
-        ev();
-        return;
-      }
-      case 'stream_start': {
-        const native = this.native as Extract<NativeStream, { kind: 'append' }>;
-        const content = { ...p.content, text: p.streamBody };
-        const id = await native.start(content);
-        slot.id = id;
-        slot.stream = p.streamBody;
-        slot.sent = content;
-        ev(id);
-        return;
-      }
-      case 'stream_append': {
-        const native = this.native as Extract<NativeStream, { kind: 'append' }>;
-        const delta = p.streamBody.slice((slot.stream ?? '').length);
-        const content = { ...p.content, text: p.streamBody };
-        await native.append(slot.id!, delta, content);
-        slot.stream = p.streamBody;
-        slot.sent = content;
-        ev(slot.id);
-        return;
-      }
-      case 'stream_stop': {
-        const native = this.native as Extract<NativeStream, { kind: 'append' }>;
-        await native.stop(slot.id!, p.content);
-        slot.stream = undefined;
-        slot.sent = p.content;
-        ev(slot.id);
-        return;
-      }
-    }
   }
 }

@@ -1,6 +1,7 @@
 /**
  * A token bucket on an injected timeline: `burst` at most, refilled at count/perMs; a pause (retry_after)
- * empties it so the next token appears when the pause ends. During a governor pass it also carries a plan:
+ * blocks it until the pause ends and then yields exactly one token, refilling from there (a slow bucket,
+ * e.g. a Telegram group's 20/min, is not drained beyond the pause). During a governor pass it also carries a plan:
  * its trajectory with the tokens promised to waiting finals, kept incrementally so each check is O(1);
  * taking a token now is allowed only if every promise survives (`slack`).
  */
@@ -13,6 +14,8 @@ export class TokenBucket {
   private tokens: number;
   /** Time at which `tokens` was measured; may lie in the future while paused. */
   private stamp: number;
+  /** Nothing is available before this (a pause). */
+  private blockedUntil = -Infinity;
   private pass = -1;
   private planNow = 0;
   private planT = 0;
@@ -30,6 +33,7 @@ export class TokenBucket {
   }
 
   level(t: number): number {
+    if (t < this.blockedUntil) return 0;
     if (t <= this.stamp) return Math.min(this.tokens, this.limit.burst);
     return Math.min(this.limit.burst, this.tokens + this.rate * (t - this.stamp));
   }
@@ -39,17 +43,19 @@ export class TokenBucket {
     this.stamp = Math.max(now, this.stamp);
   }
 
-  /** Empty the bucket so one token is available at `until` (or later if the refill is slower). */
+  /** Nothing before `until`, then one token (the platform's window has passed), refilling from there. */
   pause(now: number, until: number): void {
-    const nextToken = Math.max(until, now + 1 / this.rate);
-    if (this.pausedUntil(now) >= nextToken) return;
-    this.tokens = 0;
-    this.stamp = nextToken - 1 / this.rate;
+    if (until <= now || this.pausedUntil(now) >= until) return;
+    this.blockedUntil = until;
+    this.tokens = 1;
+    this.stamp = until;
   }
 
   /** When a paused bucket yields its next token (≤ now when not paused). */
   pausedUntil(now: number): number {
-    return this.level(now) >= 1 - EPS ? now : this.stamp + Math.max(0, 1 - this.tokens) / this.rate;
+    if (this.level(now) >= 1 - EPS) return now;
+    const from = Math.max(this.stamp, this.blockedUntil);
+    return from + Math.max(0, 1 - this.level(from)) / this.rate;
   }
 
   /** Idle and full: safe to forget (a new bucket starts full). */

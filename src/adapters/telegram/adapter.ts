@@ -1,23 +1,25 @@
 /**
  * TelegramAdapter: the ChannelAdapter for Telegram on grammY (no retry plugin: the gateway's governor
  * schedules retries). start() checks the token with getMe, registers the chat commands, then long-polls
- * (grammY confirms offsets) or sets the webhook; it resolves once updates can flow. stop() ends polling
- * (no getUpdates afterwards), closes the webhook route and waits for events in flight; it is idempotent.
+ * (grammY confirms offsets) or sets the webhook; it resolves once updates can flow. A poll loop that ends on
+ * its own is reported by `health()` and restarted. stop() ends polling (no getUpdates afterwards), closes
+ * the webhook route and waits for events in flight; it is idempotent.
  */
 import { Bot } from 'grammy';
 import type { Express } from 'express';
 import pino, { type Logger } from 'pino';
-import type { ChannelAdapter } from '../contract/adapter';
+import type { AdapterHealth, ChannelAdapter } from '../contract/adapter';
 import { systemClock, type Clock } from '../contract/clock';
 import type { ErrorClassifier } from '../contract/errors';
-import { TELEGRAM_LIMITS, type PlatformLimits } from '../contract/limits';
+import { InboundDispatcher } from '../contract/inbound-dispatcher';
+import { TELEGRAM_LIMITS, pacedLimits, type PlatformLimits } from '../contract/limits';
+import type { ThreadPlace } from '../contract/place';
 import type { InboundHandler, MessageRef } from '../contract/messages';
 import type { RateOp, RateScope } from '../contract/rate';
 import type { NativeStream, OutboundContent } from '../contract/surface';
 import type { ThreadRef } from '../contract/thread-ref';
 import { botFileDownloader } from './attachments';
 import { botIdOf, normalizeApiRoot, parseTelegramConfig, type TelegramAdapterConfig } from './config';
-import { InboundDispatcher } from './dispatch';
 import { DraftStreams } from './draft';
 import { classifyTelegramError } from './errors';
 import { measureTelegram } from './format';
@@ -25,11 +27,14 @@ import { updateToInbound, type InboundIo, type UpdateLike } from './inbound';
 import type { BotIdentity } from './mentions';
 import { TelegramOutbound } from './outbound';
 import { telegramRateScopes } from './rate';
+import { telegramPlace } from './thread';
 import { telegramWebhookRoutes } from './webhook';
 
 export interface TelegramAdapterDeps {
   logger?: Logger;
   clock?: Clock;
+  /** Wait before restarting a poll loop that ended on its own (default POLL_RESTART_MS). */
+  pollRestartMs?: number;
 }
 
 /** The commands shown in Telegram's menu; the gateway parses them from the message text. */
@@ -44,15 +49,14 @@ export const TELEGRAM_COMMANDS = [
 /** The only updates the gateway acts on; Telegram stops sending the rest. */
 export const ALLOWED_UPDATES = ['message', 'callback_query'] as const;
 
-/** sendChatAction shows "typing…" for about 5 s. */
-export const TYPING_RENEW_MS = 4_000;
-
 type State = 'idle' | 'starting' | 'running' | 'stopped';
+
+/** How long a poll loop that ended on its own waits before it starts again. */
+export const POLL_RESTART_MS = 5_000;
 
 export class TelegramAdapter implements ChannelAdapter {
   readonly platform = 'telegram' as const;
   readonly limits: PlatformLimits;
-  readonly typingRenewMs = TYPING_RENEW_MS;
   readonly classify: ErrorClassifier = classifyTelegramError;
 
   private readonly config: TelegramAdapterConfig;
@@ -68,6 +72,12 @@ export class TelegramAdapter implements ChannelAdapter {
   private starting?: Promise<void>;
   private stopping?: Promise<void>;
   private polling?: Promise<void>;
+  /** Why long polling is down while it is being restarted. */
+  private pollProblem?: string;
+  private pollRestart?: NodeJS.Timeout;
+  private lastEventAt?: number;
+  private readonly clock: Clock;
+  private readonly pollRestartMs: number;
 
   constructor(config: TelegramAdapterConfig, deps: TelegramAdapterDeps = {}) {
     this.config = parseTelegramConfig(config);
@@ -80,18 +90,14 @@ export class TelegramAdapter implements ChannelAdapter {
     });
     this.bot.catch((err) => this.logger.error({ err: err.message }, 'telegram: update handling failed'));
     this.outbound = new TelegramOutbound(this.bot.api);
-    this.drafts = new DraftStreams(this.outbound, deps.clock ?? systemClock);
+    this.clock = deps.clock ?? systemClock;
+    this.pollRestartMs = deps.pollRestartMs ?? POLL_RESTART_MS;
+    this.drafts = new DraftStreams(this.outbound, this.clock);
     this.io = {
       downloadFile: botFileDownloader((fileId) => this.bot.api.getFile(fileId), apiRoot, this.config.botToken),
       answerCallbackQuery: (id, answer) => this.bot.api.answerCallbackQuery(id, answer),
     };
-    this.limits = {
-      ...TELEGRAM_LIMITS,
-      minEditIntervalMs: {
-        dm: this.config.dmEditIntervalMs ?? TELEGRAM_LIMITS.minEditIntervalMs.dm,
-        group: this.config.groupEditIntervalMs ?? TELEGRAM_LIMITS.minEditIntervalMs.group,
-      },
-    };
+    this.limits = this.config.streaming ? pacedLimits(TELEGRAM_LIMITS, this.config.streaming) : TELEGRAM_LIMITS;
   }
 
   /** The bot's @username once started. */
@@ -137,7 +143,7 @@ export class TelegramAdapter implements ChannelAdapter {
     const me = await this.getMe();
     this.bot.botInfo = me;
     this.identity = { id: me.id, username: me.username };
-    this.dispatcher = new InboundDispatcher(handler, this.logger);
+    this.dispatcher = new InboundDispatcher(handler, this.logger, 'telegram');
     await this.registerCommands();
     if (this.config.mode === 'webhook') {
       try {
@@ -181,19 +187,42 @@ export class TelegramAdapter implements ChannelAdapter {
           allowed_updates: [...ALLOWED_UPDATES],
           onStart: () => {
             started = true;
+            this.pollProblem = undefined;
             resolve();
           },
         })
         .catch((err: unknown) => {
-          if (!started) reject(new Error(`Telegram long polling failed to start: ${classifyTelegramError(err).message}`, { cause: err }));
-          else this.logger.error({ err: classifyTelegramError(err).message }, 'telegram: long polling stopped with an error');
+          const why = classifyTelegramError(err).message;
+          if (!started) return reject(new Error(`Telegram long polling failed to start: ${why}`, { cause: err }));
+          this.onPollingStopped(why);
         });
     });
+  }
+
+  /** The poll loop ended on its own (e.g. another process polls the same token): say so and start it again. */
+  private onPollingStopped(why: string): void {
+    if (this.state === 'stopped') return;
+    this.pollProblem = `long polling stopped: ${why}; restarting`;
+    this.logger.error({ err: why, restartInMs: this.pollRestartMs }, 'telegram: long polling stopped with an error; restarting it');
+    this.pollRestart = setTimeout(() => {
+      this.pollRestart = undefined;
+      if (this.state === 'stopped') return;
+      this.startPolling().catch((err: unknown) => this.onPollingStopped((err as Error).message));
+    }, this.pollRestartMs);
+    this.pollRestart.unref();
+  }
+
+  health(): AdapterHealth {
+    const lastEventAt = this.lastEventAt;
+    if (this.state !== 'running') return { state: 'failed', detail: `the adapter is ${this.state}` };
+    if (this.pollProblem) return { state: 'reconnecting', detail: this.pollProblem, ...(lastEventAt ? { lastEventAt } : {}) };
+    return { state: 'connected', ...(lastEventAt ? { lastEventAt } : {}) };
   }
 
   private async disconnect(): Promise<void> {
     await this.starting?.catch(() => undefined);
     this.state = 'stopped';
+    if (this.pollRestart) clearTimeout(this.pollRestart);
     if (this.polling) {
       try {
         await this.bot.stop();
@@ -210,6 +239,7 @@ export class TelegramAdapter implements ChannelAdapter {
     const dispatcher = this.dispatcher;
     const me = this.identity;
     if (!dispatcher || !me || this.state === 'stopped') return;
+    this.lastEventAt = this.clock.now();
     let event;
     try {
       event = updateToInbound(update, me, this.io);
@@ -218,6 +248,10 @@ export class TelegramAdapter implements ChannelAdapter {
       return;
     }
     if (event) dispatcher.deliver(event);
+  }
+
+  place(thread: ThreadRef): ThreadPlace {
+    return telegramPlace(thread);
   }
 
   // ---------------------------------------------------------------- outbound

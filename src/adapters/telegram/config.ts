@@ -4,6 +4,7 @@
  * needs the public URL and the secret token Telegram echoes in `X-Telegram-Bot-Api-Secret-Token`.
  */
 import { z } from 'zod';
+import type { StreamingSettings } from '../contract/binding';
 
 export interface TelegramAdapterConfig {
   botToken: string;
@@ -12,11 +13,11 @@ export interface TelegramAdapterConfig {
   webhookUrl?: string;
   webhookSecret?: string;
   draftStreaming: boolean;
-  dmEditIntervalMs?: number;
-  groupEditIntervalMs?: number;
+  /** Edit and typing pacing from the gateway config; absent = the platform's defaults (TELEGRAM_LIMITS). */
+  streaming?: StreamingSettings;
 }
 
-const interval = (what: string) => z.number({ error: `${what} must be a number of milliseconds` }).int().min(0, `${what} must not be negative`).optional();
+const ms = (what: string) => z.number({ error: `${what} must be a number of milliseconds` }).int().min(0, `${what} must not be negative`);
 
 export const telegramAdapterConfigSchema = z
   .object({
@@ -26,8 +27,13 @@ export const telegramAdapterConfigSchema = z
     webhookUrl: z.url({ error: 'webhookUrl must be a URL' }).optional(),
     webhookSecret: z.string().regex(/^[A-Za-z0-9_-]{1,256}$/, 'webhookSecret must be 1-256 characters of A-Z a-z 0-9 _ -').optional(),
     draftStreaming: z.boolean({ error: 'draftStreaming must be true or false' }),
-    dmEditIntervalMs: interval('dmEditIntervalMs'),
-    groupEditIntervalMs: interval('groupEditIntervalMs'),
+    streaming: z
+      .object({
+        dm_edit_interval_ms: ms('streaming.dm_edit_interval_ms'),
+        group_edit_interval_ms: ms('streaming.group_edit_interval_ms'),
+        typing_renew_ms: ms('streaming.typing_renew_ms'),
+      })
+      .optional(),
   })
   .superRefine((c, ctx) => {
     if (c.mode !== 'webhook') return;
@@ -42,6 +48,29 @@ export function parseTelegramConfig(input: TelegramAdapterConfig): TelegramAdapt
     throw new Error(`invalid Telegram adapter config: ${r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
   }
   return r.data;
+}
+
+/** The gateway's `telegram` config section, as data (the adapter does not import the gateway). */
+export interface TelegramSection {
+  bot_token?: string;
+  api_root: string;
+  mode: 'polling' | 'webhook';
+  webhook_url?: string;
+  webhook_secret?: string;
+  draft_streaming: boolean;
+  streaming: StreamingSettings;
+}
+
+export function telegramConfigOf(s: TelegramSection): TelegramAdapterConfig {
+  return {
+    botToken: s.bot_token ?? '',
+    apiRoot: s.api_root,
+    mode: s.mode,
+    ...(s.webhook_url ? { webhookUrl: s.webhook_url } : {}),
+    ...(s.webhook_secret ? { webhookSecret: s.webhook_secret } : {}),
+    draftStreaming: s.draft_streaming,
+    streaming: s.streaming,
+  };
 }
 
 /** The bot's numeric id: the part of the token before ':'. */

@@ -5,7 +5,7 @@
  * too long, message gone, rejected drafts → degrade; 401, blocked, kicked, missing rights → surface.
  */
 import { GrammyError, HttpError } from 'grammy';
-import { PlatformError, type ErrorClassification } from '../contract/errors';
+import { PlatformError, thrownMessage, type ErrorClassification } from '../contract/errors';
 
 /** The fields of a Bot API error reply (what GrammyError carries). */
 interface ApiFailure {
@@ -64,6 +64,5 @@ export function classifyTelegramError(err: unknown): PlatformError {
     return new PlatformError('telegram', classifyApiFailure(f), `${where}${f.error_code} ${f.description}`, { code: f.error_code, cause: err });
   }
   if (err instanceof HttpError) return new PlatformError('telegram', { kind: 'retry' }, err.message, { code: 'network', cause: err });
-  const message = err instanceof Error ? err.message : String(err);
-  return new PlatformError('telegram', { kind: 'retry' }, message, { cause: err });
+  return new PlatformError('telegram', { kind: 'retry' }, thrownMessage(err), { cause: err });
 }

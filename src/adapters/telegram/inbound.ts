@@ -5,6 +5,7 @@
  * `thread.topic`; photos and documents become attachments. Button presses become ActionEvents whose
  * `answer()` calls answerCallbackQuery once (later calls and "query is too old" are harmless).
  */
+import type { InboundEvent } from '../contract/inbound-dispatcher';
 import type { ActionAnswer, ActionEvent, ChatUser, InboundAttachment, InboundMessage } from '../contract/messages';
 import type { TelegramThreadRef } from '../contract/thread-ref';
 import { documentAttachment, photoAttachment, type DocumentLike, type FileDownloader, type PhotoSizeLike } from './attachments';
@@ -54,7 +55,7 @@ export interface InboundIo {
   answerCallbackQuery(queryId: string, answer: { text?: string; show_alert?: boolean }): Promise<unknown>;
 }
 
-export type InboundEvent = { kind: 'message'; message: InboundMessage } | { kind: 'action'; action: ActionEvent };
+export type { InboundEvent } from '../contract/inbound-dispatcher';
 
 /** answerCallbackQuery text limit. */
 export const ANSWER_TEXT_MAX = 200;

@@ -5,6 +5,7 @@
  * phone-width line. No buttons → an empty keyboard, which is what removes buttons on an edit.
  */
 import type { InlineKeyboardButton, InlineKeyboardMarkup } from 'grammy/types';
+import { PlatformError } from '../contract/errors';
 import { TELEGRAM_LIMITS } from '../contract/limits';
 import type { ButtonSpec } from '../contract/surface';
 
@@ -21,7 +22,7 @@ function label(text: string): string {
 function button(b: ButtonSpec): InlineKeyboardButton.CallbackButton {
   const bytes = Buffer.byteLength(b.payload, 'utf8');
   if (bytes < 1 || bytes > TELEGRAM_LIMITS.buttonPayloadBytes) {
-    throw new Error(`button "${b.label}": callback_data must be 1-${TELEGRAM_LIMITS.buttonPayloadBytes} bytes, its payload is ${bytes}`);
+    throw new PlatformError('telegram', { kind: 'surface', reason: 'invalid_request' }, `button "${b.label}": callback_data must be 1-${TELEGRAM_LIMITS.buttonPayloadBytes} bytes, its payload is ${bytes}`);
   }
   const out: InlineKeyboardButton.CallbackButton = { text: label(b.label), callback_data: b.payload };
   if (b.style === 'primary' || b.style === 'danger') out.style = b.style;

@@ -1,6 +1,6 @@
 /**
  * The Telegram budgets a call draws from (platforms.md §3, §5), broadest first: the bot account (~30
- * messages/s), the chat (~1/s with a burst of 3), and for groups also the group's 20 messages/min.
+ * messages/s), the chat (1/s, no burst), and for groups also the group's 20 messages/min.
  * Drafts have their own per-chat pacing; typing, reactions and deletes draw only on the account.
  * Keys are stable strings `telegram:<botId>:<bucket>[:<chat>]`, shared by every writer and poster.
  */
@@ -12,7 +12,8 @@ export const TELEGRAM_RATES = {
   // 10% under Telegram's ~30/s: the governor counts a call when it leaves, Telegram when it arrives, so
   // network jitter can bunch a full-rate burst past the limit (seen as rare 429 storms at 1,000 chats).
   account: { count: 27, perMs: 1_000, burst: 27 },
-  chat: { count: 1, perMs: 1_000, burst: 3 },
+  // no burst: two writes to one chat (a live edit and the final, a card) must never land inside a second
+  chat: { count: 1, perMs: 1_000, burst: 1 },
   group: { count: 20, perMs: 60_000, burst: 20 },
   draft: { count: 2, perMs: 1_000, burst: 3 },
 } satisfies Record<string, RateLimit>;

@@ -7,8 +7,10 @@
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { ChannelAdapter } from '../contract/adapter';
-import { PlatformError, isPlatformError } from '../contract/errors';
-import { WEB_LIMITS } from '../contract/limits';
+import { PlatformError, isPlatformError, thrownMessage } from '../contract/errors';
+import type { StreamingSettings } from '../contract/binding';
+import { WEB_LIMITS, pacedLimits, type PlatformLimits } from '../contract/limits';
+import type { ThreadPlace } from '../contract/place';
 import type { ActionAnswer, ChatUser, InboundHandler, MessageRef } from '../contract/messages';
 import type { RateOp, RateScope } from '../contract/rate';
 import type { ButtonSpec, OutboundContent } from '../contract/surface';
@@ -44,29 +46,44 @@ export class WebConversationError extends Error {
 }
 
 const asWeb = (t: ThreadRef): WebThreadRef => {
-  if (t.platform !== 'web') throw new PlatformError('web', { kind: 'surface', reason: 'permission' }, `not a web conversation: ${t.platform}`);
+  if (t.platform !== 'web') throw new PlatformError('web', { kind: 'surface', reason: 'invalid_request' }, `not a web conversation: ${t.platform}`);
   return t;
 };
 
+export interface WebAdapterOptions {
+  now?: () => number;
+  /** Edit and typing pacing from the gateway config; absent = WEB_LIMITS. */
+  streaming?: StreamingSettings;
+}
+
 export class WebAdapter implements ChannelAdapter {
   readonly platform = 'web' as const;
-  readonly limits = WEB_LIMITS;
-  readonly typingRenewMs = 4000;
+  readonly limits: PlatformLimits;
   private handler?: InboundHandler;
   private readonly conversations = new Map<string, Map<string, WebMessage>>();
   private readonly events = new EventEmitter();
+  private readonly now: () => number;
   private seq = 0;
 
-  constructor(private readonly now: () => number = Date.now) {
+  constructor(o: WebAdapterOptions = {}) {
+    this.now = o.now ?? Date.now;
+    this.limits = o.streaming ? pacedLimits(WEB_LIMITS, o.streaming) : WEB_LIMITS;
     this.events.setMaxListeners(0);
   }
 
   async start(handler: InboundHandler): Promise<void> {
+    if (this.handler) throw new Error('the web adapter is already running');
     this.handler = handler;
   }
 
   async stop(): Promise<void> {
     this.handler = undefined;
+  }
+
+  /** Every playground conversation is one operator talking to the bot. */
+  place(thread: ThreadRef): ThreadPlace {
+    const conversation = thread.platform === 'web' ? thread.conversation : '';
+    return { platform: 'web', scope: {}, channel: conversation, direct: true, workspaceKey: conversation };
   }
 
   async post(thread: ThreadRef, content: OutboundContent): Promise<MessageRef> {
@@ -97,7 +114,7 @@ export class WebAdapter implements ChannelAdapter {
   }
 
   classify(err: unknown): PlatformError {
-    return isPlatformError(err) ? err : new PlatformError('web', { kind: 'retry' }, err instanceof Error ? err.message : String(err), { cause: err });
+    return isPlatformError(err) ? err : new PlatformError('web', { kind: 'retry' }, thrownMessage(err), { cause: err });
   }
 
   async typing(thread: ThreadRef): Promise<void> {

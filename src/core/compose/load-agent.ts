@@ -10,7 +10,11 @@ import { Environment } from '../environment';
 import type { CommandSandbox, ToolConfinement, ToolDefinitionConfig, VisionDescriberService } from '../interfaces';
 import type { SubprocessEnvPolicy } from '../environment/subprocess-env';
 import { bareGenerate, createModelFactory } from '../llm';
-import { loadAgentState, sessionModelSettings, type AgentState, type LoadAgentStateOptions, type ResolvedModel, type StateFileError } from '../state';
+import {
+  effectiveModels, envModelEntry, loadAgentState, recordModelEntry, sessionModelSettings,
+  type AgentState, type LoadAgentStateOptions, type ResolvedModel, type StateFileError,
+} from '../state';
+import type { ModelEntry } from '../llm/model-entry';
 import type { Clock } from '../engine/clock';
 
 export interface LoadAgentOptions extends LoadAgentStateOptions {
@@ -142,5 +146,41 @@ export async function loadAgent(opts: LoadAgentOptions = {}): Promise<LoadAgentR
     clock: opts.clock,
     onTraceError: opts.onTraceError,
   };
-  return { ok: true, agent: createAgent(options), state };
+  const defaults = effectiveModels(state.project, env);
+  if (defaults.defaultFrom === 'first-entry' || (defaults.defaultFrom === 'env' && !state.project.default_model && state.project.models.length > 0)) {
+    const why = defaults.defaultFrom === 'env' ? 'PENGUIN_MODEL' : 'the first [[models]] entry';
+    opts.warn?.(`${state.paths.projectConfig} has no default_model: new sessions use ${model.value.entry.provider}/${model.value.entry.model_id} (${why})`);
+  }
+  const agent = createAgent(options);
+  const unlisted = envModelEntry(state.project, env);
+  return { ok: true, agent: unlisted ? recordingModel(agent, state.paths.projectConfig, unlisted, opts.warn) : agent, state };
+}
+
+/**
+ * An agent whose first new session writes its env-made model into the project file, so PenguinHarness can
+ * resume sessions this agent starts (it refuses a model its project config does not list).
+ */
+function recordingModel(agent: Agent, projectFile: string, entry: ModelEntry, warn?: (m: string) => void): Agent {
+  let recorded: Promise<void> | undefined;
+  const record = () =>
+    (recorded ??= recordModelEntry(projectFile, entry).then(
+      () => undefined,
+      (err: unknown) => warn?.(`could not record model ${entry.provider}/${entry.model_id} in ${projectFile}: ${(err as Error).message}`),
+    ));
+  return {
+    get projectId() {
+      return agent.projectId;
+    },
+    get agentId() {
+      return agent.agentId;
+    },
+    get options() {
+      return agent.options;
+    },
+    createSession: async (o) => {
+      await record();
+      return agent.createSession(o);
+    },
+    resumeSession: (id) => agent.resumeSession(id),
+  };
 }

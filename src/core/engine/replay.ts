@@ -8,7 +8,10 @@
  */
 import * as b from '../omnimessage/builders';
 import { addCounts, zeroCounts } from '../omnimessage/tokens';
-import type { CompactionMode, CompactionReason, OmniMessage, TokenCounts } from '../omnimessage/types';
+import type {
+  CompactionBeginPayload, CompactionEndPayload, CompactionMode, CompactionReason, EventMessage, ModelMessage, OmniMessage,
+  RequestEndPayload, TokenCounts, TokenUsagePayload,
+} from '../omnimessage/types';
 import { contextSummaryMessage, extractSummary } from './compaction';
 
 export const INTERRUPTED_BY_EXIT = '[interrupted: process exited before the tool finished]';
@@ -33,13 +36,17 @@ export interface ResumeState {
   closeDanglingCompaction?: OmniMessage;
 }
 
+/** One request outside compaction spans, between its `request_begin` and `request_end`. */
 interface Round {
   input: OmniMessage[];
   assistant: OmniMessage[];
+  /** Completed tool_call ids, in call order. */
   calls: string[];
+  /** What `unanswered` was before the round took it, restored if the round is dropped. */
   unansweredBefore: string[];
 }
 
+/** An open compaction span: its requests only yield the summary text of the last completed attempt. */
 interface Span {
   reason: CompactionReason;
   mode: CompactionMode;
@@ -57,27 +64,129 @@ const isOutput = (m: OmniMessage): boolean => m.type === 'model_msg' && m.payloa
 const outputId = (m: OmniMessage): string => (m.payload as { tool_call_id: string }).tool_call_id;
 
 export function replayTrace(records: readonly OmniMessage[], opts: { fileIndex?: number } = {}): ResumeState {
-  let history: OmniMessage[] = [];
-  let pending: OmniMessage[] = [];
+  const replay = new TraceReplay((opts.fileIndex ?? 1) > 1);
+  for (const m of records) replay.feed(m);
+  return replay.finish();
+}
+
+/** The replay's running state; `feed` each record in order, then `finish` once. */
+class TraceReplay {
+  private history: OmniMessage[] = [];
+  private pending: OmniMessage[] = [];
   /** Committed calls still waiting for their output to be sent, in call order. */
-  let unanswered: string[] = [];
-  let round: Round | null = null;
-  let span: Span | null = null;
-  let turns = 0;
-  let lastRequestTotal = 0;
-  let sessionTokens = zeroCounts();
-  let sawUsage = false;
-  let fromCompaction = (opts.fileIndex ?? 1) > 1;
-  let endedOnCompaction = false;
-  let summary: OmniMessage | null = null;
-  let toolList: OmniMessage | undefined;
+  private unanswered: string[] = [];
+  private round: Round | null = null;
+  private span: Span | null = null;
+  private turns = 0;
+  private lastRequestTotal = 0;
+  private sessionTokens: TokenCounts = zeroCounts();
+  private endedOnCompaction = false;
+  /** A completed summarize's `[context_summary]`, not yet placed in the new context. */
+  private summary: OmniMessage | null = null;
+  private toolList: OmniMessage | undefined;
+
+  /** A file after the first was opened by a compaction. */
+  constructor(private fromCompaction: boolean) {}
+
+  feed(m: OmniMessage): void {
+    if (m.origin !== undefined || m.type === 'session_meta') return;
+    this.endedOnCompaction = false;
+    if (m.type === 'event_msg') this.onEvent(m);
+    else this.onModelMessage(m);
+  }
+
+  finish(): ResumeState {
+    this.dropRound();
+    const state: ResumeState = {
+      history: this.history,
+      carryOver: this.pending.length > 0 || this.unanswered.length > 0 ? this.assemble() : [],
+      pendingSummary: this.summary,
+      turnsInContext: this.turns,
+      lastRequestTotal: this.lastRequestTotal,
+      sessionTokens: this.sessionTokens,
+      fromCompaction: this.fromCompaction || this.endedOnCompaction,
+      pendingRotation: this.endedOnCompaction,
+    };
+    if (this.toolList) state.toolList = this.toolList;
+    if (this.span) {
+      state.closeDanglingCompaction = b.compactionEnd(this.span.reason, this.span.mode, 'failed', {
+        error_message: 'the process exited during compaction',
+      });
+    }
+    return state;
+  }
+
+  private onEvent(m: EventMessage): void {
+    const p = m.payload;
+    switch (p.type) {
+      case 'request_begin':
+        return this.onRequestBegin();
+      case 'request_end':
+        return this.onRequestEnd(p);
+      case 'token_usage':
+        return this.countUsage(p);
+      case 'compaction_begin':
+        return this.openSpan(p);
+      case 'compaction_end':
+        return this.closeSpan(p);
+      case 'tool_list_ready':
+        this.toolList = m;
+        return;
+      default:
+        return;
+    }
+  }
+
+  // ------------------------------------------------------------------ request rounds
+
+  /** Snapshots the pending input as a new round (a round still open is dropped first). */
+  private onRequestBegin(): void {
+    if (this.span) {
+      this.span.inRequest = true;
+      this.span.attemptText = '';
+      return;
+    }
+    this.dropRound();
+    this.round = { input: this.assemble(), assistant: [], calls: [], unansweredBefore: this.unanswered };
+    this.unanswered = [];
+    this.pending = [];
+  }
+
+  private onRequestEnd(p: RequestEndPayload): void {
+    if (this.span) {
+      if (this.span.inRequest && p.status === 'completed') this.span.lastCompletedText = this.span.attemptText;
+      this.span.inRequest = false;
+      return;
+    }
+    if (p.status === 'completed') this.commitRound();
+    else this.dropRound();
+  }
+
+  /** The round's input and assistant messages join the history; its calls now await outputs. */
+  private commitRound(): void {
+    const round = this.round;
+    if (!round) return;
+    for (const x of round.input) this.history.push(x);
+    for (const x of round.assistant) this.history.push(x);
+    this.unanswered = round.calls;
+    this.round = null;
+  }
+
+  /** A round that did not complete: its input pends again, ahead of what arrived since. */
+  private dropRound(): void {
+    const round = this.round;
+    if (!round) return;
+    this.pending = [...round.input, ...this.pending];
+    this.unanswered = round.unansweredBefore;
+    this.round = null;
+  }
 
   /** The round input: the unanswered calls' outputs (real or placeholder) in call order, then the other pending messages. */
-  const assemble = (): OmniMessage[] => {
-    const want = new Set(unanswered);
+  private assemble(): OmniMessage[] {
+    const want = new Set(this.unanswered);
     const byId = new Map<string, OmniMessage>();
     const rest: OmniMessage[] = [];
-    for (const m of pending) {
+    for (const m of this.pending) {
       if (isOutput(m)) {
         const id = outputId(m);
         if (want.has(id) && !byId.has(id)) byId.set(id, m);
@@ -85,128 +194,71 @@ export function replayTrace(records: readonly OmniMessage[], opts: { fileIndex?:
         rest.push(m);
       }
     }
-    const outs = unanswered.map((id) => byId.get(id) ?? b.toolCallOutput({ output: INTERRUPTED_BY_EXIT, tool_call_id: id, stop_reason: 'aborted' }));
+    const outs = this.unanswered.map(
+      (id) => byId.get(id) ?? b.toolCallOutput({ output: INTERRUPTED_BY_EXIT, tool_call_id: id, stop_reason: 'aborted' }),
+    );
     return [...outs, ...rest];
-  };
-  const dropRound = (): void => {
-    if (!round) return;
-    pending = [...round.input, ...pending];
-    unanswered = round.unansweredBefore;
-    round = null;
-  };
+  }
 
-  for (const m of records) {
-    if (m.origin !== undefined || m.type === 'session_meta') continue;
-    endedOnCompaction = false;
-    if (m.type === 'event_msg') {
-      const p = m.payload;
-      switch (p.type) {
-        case 'request_begin':
-          if (span) {
-            span.inRequest = true;
-            span.attemptText = '';
-            break;
-          }
-          dropRound();
-          round = { input: assemble(), assistant: [], calls: [], unansweredBefore: unanswered };
-          unanswered = [];
-          pending = [];
-          break;
-        case 'request_end':
-          if (span) {
-            if (span.inRequest && p.status === 'completed') span.lastCompletedText = span.attemptText;
-            span.inRequest = false;
-            break;
-          }
-          if (!round) break;
-          if (p.status === 'completed') {
-            for (const x of round.input) history.push(x);
-            for (const x of round.assistant) history.push(x);
-            unanswered = round.calls;
-            round = null;
-          } else {
-            dropRound();
-          }
-          break;
-        case 'token_usage':
-          if (p.session && typeof p.session === 'object') sessionTokens = { ...zeroCounts(), ...p.session };
-          else if (p.request) sessionTokens = addCounts(sessionTokens, p.request);
-          sawUsage = true;
-          if (p.request && typeof p.request.total === 'number') lastRequestTotal = p.request.total;
-          if (!span) turns++;
-          break;
-        case 'compaction_begin':
-          dropRound();
-          span = { reason: p.reason, mode: p.mode, inRequest: false, attemptText: '', lastCompletedText: '' };
-          break;
-        case 'compaction_end': {
-          const closing = span;
-          span = null;
-          if (p.status !== 'completed') break;
-          history = [];
-          unanswered = [];
-          pending = p.mode === 'discard' ? pending.filter((x) => !isOutput(x)) : [];
-          turns = 0;
-          lastRequestTotal = 0;
-          fromCompaction = true;
-          endedOnCompaction = true;
-          summary = null;
-          if (p.mode === 'summarize' && closing) {
-            const text = extractSummary(closing.lastCompletedText);
-            if (text !== '') summary = contextSummaryMessage(text);
-          }
-          break;
-        }
-        case 'tool_list_ready':
-          toolList = m;
-          break;
-        default:
-          break;
-      }
-      continue;
-    }
-    // model messages
-    if (span) {
-      if (isOutput(m)) pending.push(m);
-      else if (span.inRequest && m.payload.type === 'text' && m.payload.role === 'assistant') span.attemptText += m.payload.text;
-      continue;
-    }
-    if (summary) {
+  private onModelMessage(m: ModelMessage): void {
+    if (this.span) return this.onSpanMessage(this.span, m);
+    if (this.summary) {
       // The trace went on after a completed compaction without rotating: the summary opens the new context.
-      pending.unshift(summary);
-      summary = null;
+      this.pending.unshift(this.summary);
+      this.summary = null;
     }
     if (isUserSide(m)) {
-      pending.push(m);
-      continue;
+      this.pending.push(m);
+      return;
     }
-    if (!round) continue; // assistant text outside a request (e.g. the max-turns notice) is not context
+    const round = this.round;
+    if (!round) return; // assistant text outside a request (e.g. the max-turns notice) is not context
     round.assistant.push(m);
-    if (m.payload.type === 'tool_call' && (m.payload.stop_reason ?? 'completed') === 'completed' && !round.calls.includes(m.payload.tool_call_id)) {
-      round.calls.push(m.payload.tool_call_id);
+    const p = m.payload;
+    if (p.type === 'tool_call' && (p.stop_reason ?? 'completed') === 'completed' && !round.calls.includes(p.tool_call_id)) {
+      round.calls.push(p.tool_call_id);
     }
   }
 
-  dropRound();
-  let closeDanglingCompaction: OmniMessage | undefined;
-  if (span) {
-    closeDanglingCompaction = b.compactionEnd(span.reason, span.mode, 'failed', { error_message: 'the process exited during compaction' });
+  // ------------------------------------------------------------------ counters
+
+  /** Session totals from the last `token_usage`; turns count only requests outside compaction spans. */
+  private countUsage(p: TokenUsagePayload): void {
+    if (p.session && typeof p.session === 'object') this.sessionTokens = { ...zeroCounts(), ...p.session };
+    else if (p.request) this.sessionTokens = addCounts(this.sessionTokens, p.request);
+    if (p.request && typeof p.request.total === 'number') this.lastRequestTotal = p.request.total;
+    if (!this.span) this.turns++;
   }
-  const pendingRotation = endedOnCompaction;
-  const pendingSummary = summary;
-  const carryOver = pending.length > 0 || unanswered.length > 0 ? assemble() : [];
-  if (!sawUsage) sessionTokens = zeroCounts();
-  const state: ResumeState = {
-    history,
-    carryOver,
-    pendingSummary,
-    turnsInContext: turns,
-    lastRequestTotal,
-    sessionTokens,
-    fromCompaction: fromCompaction || endedOnCompaction,
-    pendingRotation,
-  };
-  if (toolList) state.toolList = toolList;
-  if (closeDanglingCompaction) state.closeDanglingCompaction = closeDanglingCompaction;
-  return state;
+
+  // ------------------------------------------------------------------ compaction spans
+
+  private openSpan(p: CompactionBeginPayload): void {
+    this.dropRound();
+    this.span = { reason: p.reason, mode: p.mode, inRequest: false, attemptText: '', lastCompletedText: '' };
+  }
+
+  /** Inside a span only tool outputs survive (they pend); assistant text of an attempt is the summary candidate. */
+  private onSpanMessage(span: Span, m: ModelMessage): void {
+    if (isOutput(m)) this.pending.push(m);
+    else if (span.inRequest && m.payload.type === 'text' && m.payload.role === 'assistant') span.attemptText += m.payload.text;
+  }
+
+  /** A completed compaction empties the context; summarize leaves its summary to open the next one. */
+  private closeSpan(p: CompactionEndPayload): void {
+    const closing = this.span;
+    this.span = null;
+    if (p.status !== 'completed') return;
+    this.history = [];
+    this.unanswered = [];
+    this.pending = p.mode === 'discard' ? this.pending.filter((x) => !isOutput(x)) : [];
+    this.turns = 0;
+    this.lastRequestTotal = 0;
+    this.fromCompaction = true;
+    this.endedOnCompaction = true;
+    this.summary = null;
+    if (p.mode === 'summarize' && closing) {
+      const text = extractSummary(closing.lastCompletedText);
+      if (text !== '') this.summary = contextSummaryMessage(text);
+    }
+  }
 }

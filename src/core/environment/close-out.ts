@@ -1,15 +1,19 @@
 /**
  * The central close-out (engine.md §4.2): runs one tool body under a merged abort signal (user signal +
- * `timeoutMs`), streams its content through a `ToolOutputFrame`, passes forwarded child messages through,
- * and closes with exactly one complete output. Status priority: user abort (`aborted`) > timeout
- * (`failed`) > throw (`failed`) > the tool's own report (default `completed`). An aborted tool gets a
- * grace period to wind down (kill its processes, report what it has), then the call closes without it.
+ * `timeoutMs`, see tool-abort.ts), streams its content through a `ToolOutputFrame`, passes forwarded
+ * child messages through, and closes with exactly one complete output whose status and notes follow
+ * close-out-notes.ts. An aborted tool gets a grace period to wind down (kill its processes, report what
+ * it has), then the call closes without it.
  */
-import type { OmniMessage, StopReason } from '../omnimessage/types';
+import type { OmniMessage } from '../omnimessage/types';
 import type { BuiltinTool, ToolExecutionContext, ToolResult } from '../interfaces';
-import { AsyncQueue, errorMessage, sleep } from './async-utils';
+import { AsyncQueue, sleep } from './async-utils';
+import { closingVerdict, type ToolEnd } from './close-out-notes';
 import { ABORT_GRACE_MS } from './limits';
 import type { ToolOutputFrame } from './output-frame';
+import { ToolAbort } from './tool-abort';
+
+export { INTERRUPTED_NOTE, timeoutNote, toolErrorNote } from './close-out-notes';
 
 type PumpEvent =
   | { kind: 'content'; text: string }
@@ -27,121 +31,87 @@ export interface CloseOutOptions {
   abortGraceMs?: number;
 }
 
-export const INTERRUPTED_NOTE = '[interrupted: tool aborted by user]';
-export const timeoutNote = (ms: number) => `[tool timeout: exceeded ${ms}ms]`;
-export const toolErrorNote = (msg: string) => `[tool error] ${msg}`;
-
 /** Yields content deltas and forwarded messages, then the closing messages. Never throws. */
 export async function* runWithCloseOut<A>(tool: BuiltinTool<A>, args: A, o: CloseOutOptions): AsyncGenerator<OmniMessage> {
-  const { frame } = o;
-  const controller = new AbortController();
   const queue = new AsyncQueue<PumpEvent>();
-  let userAborted = false;
-  let timedOut = false;
-  let toolSettled = false;
+  const abort = new ToolAbort(o.signal, o.timeoutMs, () => queue.push({ kind: 'interrupt' }));
   let closed = false;
-
-  /** Both causes are recorded (the user's abort outranks a timeout that fired first); the first one aborts the tool. */
-  const interrupt = (why: 'user' | 'timeout') => {
-    if (toolSettled) return;
-    const first = !userAborted && !timedOut;
-    if (why === 'user') userAborted = true;
-    else timedOut = true;
-    if (!first) return;
-    controller.abort(why === 'user' ? o.signal?.reason : new Error(`tool timeout after ${o.timeoutMs}ms`));
-    queue.push({ kind: 'interrupt' });
-  };
-  const onUserAbort = () => interrupt('user');
-  const timer = o.timeoutMs > 0 ? setTimeout(() => interrupt('timeout'), o.timeoutMs) : undefined;
-  if (o.signal?.aborted) interrupt('user');
-  else o.signal?.addEventListener('abort', onUserAbort, { once: true });
-
   const ctx: ToolExecutionContext = {
     ...o.context,
-    signal: controller.signal,
+    signal: abort.signal,
     forward: (msg) => {
       if (!closed) queue.push({ kind: 'forward', msg });
     },
   };
-
-  let result: ToolResult = {};
-  let thrown: unknown;
-  let threw = false;
-  let settled = false;
   const graceStop = new AbortController();
   try {
-    if (!userAborted) {
-      void (async () => {
-        try {
-          const gen = tool.run(args, ctx);
-          for (;;) {
-            const step = await gen.next();
-            if (step.done) {
-              toolSettled = true;
-              queue.push({ kind: 'done', result: step.value ?? {} });
-              return;
-            }
-            if (typeof step.value === 'string' && step.value !== '') queue.push({ kind: 'content', text: step.value });
-          }
-        } catch (error) {
-          toolSettled = true;
-          queue.push({ kind: 'error', error });
-        }
-      })();
-    } else {
-      settled = true;
+    let end: ToolEnd = { kind: 'abandoned' };
+    if (!abort.userAborted) {
+      pumpTool(tool, args, ctx, queue, () => abort.markSettled());
+      const grace = (): Promise<'grace'> => sleep(o.abortGraceMs ?? ABORT_GRACE_MS, graceStop.signal).then(() => 'grace' as const);
+      end = yield* streamUntilSettled(queue, o.frame, grace);
     }
-
-    const startGrace = () => sleep(o.abortGraceMs ?? ABORT_GRACE_MS, graceStop.signal).then(() => 'grace' as const);
-    let graceOver: Promise<'grace'> | null = null;
-    while (!settled) {
-      const ev = graceOver ? await Promise.race([queue.next(), graceOver]) : await queue.next();
-      if (ev === 'grace') break;
-      switch (ev.kind) {
-        case 'content': {
-          const delta = frame.content(ev.text);
-          if (delta) yield delta;
-          break;
-        }
-        case 'forward':
-          yield ev.msg;
-          break;
-        case 'done':
-          result = ev.result;
-          settled = true;
-          break;
-        case 'error':
-          thrown = ev.error;
-          threw = true;
-          settled = true;
-          break;
-        case 'interrupt':
-          graceOver ??= startGrace();
-          break;
-      }
-    }
-
-    let stopReason: StopReason = result.stop_reason ?? 'completed';
-    const notes: string[] = [];
-    if (result.note) notes.push(result.note);
-    if (userAborted) {
-      stopReason = 'aborted';
-      notes.push(INTERRUPTED_NOTE);
-    } else if (timedOut) {
-      stopReason = 'failed';
-      notes.push(timeoutNote(o.timeoutMs));
-    } else if (threw) {
-      stopReason = 'failed';
-      notes.push(toolErrorNote(errorMessage(thrown)));
-    }
+    const { stopReason, notes } = closingVerdict(end, abort, o.timeoutMs);
     closed = true;
-    for (const m of await frame.close({ stopReason, notes, images: result.images })) yield m;
+    const images = end.kind === 'returned' ? end.result.images : undefined;
+    for (const m of await o.frame.close({ stopReason, notes, images })) yield m;
   } finally {
     closed = true;
     graceStop.abort();
-    if (timer) clearTimeout(timer);
-    o.signal?.removeEventListener('abort', onUserAbort);
-    // A consumer that stops early must not leave the tool running.
-    if (!toolSettled) controller.abort(new Error('tool call closed'));
+    abort.dispose();
+  }
+}
+
+/** Runs the tool body in the background, turning what it yields, returns or throws into queue events. */
+function pumpTool<A>(tool: BuiltinTool<A>, args: A, ctx: ToolExecutionContext, queue: AsyncQueue<PumpEvent>, onSettled: () => void): void {
+  void (async () => {
+    try {
+      const gen = tool.run(args, ctx);
+      for (;;) {
+        const step = await gen.next();
+        if (step.done) {
+          onSettled();
+          queue.push({ kind: 'done', result: step.value ?? {} });
+          return;
+        }
+        if (typeof step.value === 'string' && step.value !== '') queue.push({ kind: 'content', text: step.value });
+      }
+    } catch (error) {
+      onSettled();
+      queue.push({ kind: 'error', error });
+    }
+  })();
+}
+
+/**
+ * Streams content (through the frame's cap) and forwarded messages until the tool returns or throws;
+ * after an interruption, waits at most one grace period (`startGrace`) before abandoning it.
+ */
+async function* streamUntilSettled(
+  queue: AsyncQueue<PumpEvent>,
+  frame: ToolOutputFrame,
+  startGrace: () => Promise<'grace'>,
+): AsyncGenerator<OmniMessage, ToolEnd, undefined> {
+  let graceOver: Promise<'grace'> | null = null;
+  for (;;) {
+    const ev = graceOver ? await Promise.race([queue.next(), graceOver]) : await queue.next();
+    if (ev === 'grace') return { kind: 'abandoned' };
+    switch (ev.kind) {
+      case 'content': {
+        const delta = frame.content(ev.text);
+        if (delta) yield delta;
+        break;
+      }
+      case 'forward':
+        yield ev.msg;
+        break;
+      case 'done':
+        return { kind: 'returned', result: ev.result };
+      case 'error':
+        return { kind: 'threw', error: ev.error };
+      case 'interrupt':
+        graceOver ??= startGrace();
+        break;
+    }
   }
 }

@@ -5,8 +5,7 @@
  */
 import {
   COMPLETE_TYPES, EVENT_TYPES, PARTIAL_TYPES, STOP_REASONS,
-  type CompleteMessage, type EventMessage, type MessageOf, type ModelMessage, type OmniMessage,
-  type PartialMessage, type PayloadType, type SessionMetaMessage,
+  type CompleteMessage, type MessageOf, type OmniMessage, type PartialMessage, type PayloadType,
 } from './types';
 
 const completeSet = new Set<string>(COMPLETE_TYPES);
@@ -16,9 +15,6 @@ const eventSet = new Set<string>(EVENT_TYPES);
 export function isPayload<K extends PayloadType>(msg: OmniMessage, type: K): msg is MessageOf<K> & OmniMessage {
   return msg.type !== 'session_meta' && msg.payload.type === type;
 }
-export const isSessionMeta = (m: OmniMessage): m is SessionMetaMessage => m.type === 'session_meta';
-export const isModel = (m: OmniMessage): m is ModelMessage => m.type === 'model_msg';
-export const isEvent = (m: OmniMessage): m is EventMessage => m.type === 'event_msg';
 export const isPartial = (m: OmniMessage): m is PartialMessage => m.type === 'model_msg' && partialSet.has(m.payload.type);
 export const isComplete = (m: OmniMessage): m is CompleteMessage => m.type === 'model_msg' && completeSet.has(m.payload.type);
 /** Messages a trace may hold: no partials, nothing from a child session. */

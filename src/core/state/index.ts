@@ -10,6 +10,8 @@ export * from './system-config';
 export * from './tool-config-schema';
 export * from './project-config';
 export * from './project-models';
+export * from './model-setup';
+export * from './model-record';
 export * from './command-policy';
 export * from './regex-compat';
 export * from './approval';

@@ -4,7 +4,7 @@
  * methods; `/metrics` serves `text()`. Durations are passed in milliseconds and exported in seconds.
  * Labels take bounded values only (platform, method, status): never user ids, chats or text.
  */
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export type CallOutcome = 'ok' | 'rate_limited' | 'error';
 export type ApprovalVia = 'chat' | 'admin' | 'timeout' | 'abort' | 'mode';
@@ -23,6 +23,7 @@ const TASK_BUCKETS = [0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600];
 
 export class GatewayMetrics {
   readonly registry: Registry;
+  private readonly prefix: string;
   private readonly inboundEvents: Counter<'platform' | 'kind'>;
   private readonly tasksStarted: Counter<'platform'>;
   private readonly tasksFinished: Counter<'platform' | 'status'>;
@@ -36,6 +37,7 @@ export class GatewayMetrics {
 
   constructor(opts: GatewayMetricsOptions = {}) {
     const p = opts.prefix ?? 'penguin_gateway_';
+    this.prefix = p;
     const registers = [(this.registry = new Registry())];
     this.inboundEvents = new Counter({ name: `${p}inbound_events_total`, help: 'Inbound platform events acted on, by platform and kind (message, command, action, ...).', labelNames: ['platform', 'kind'], registers });
     this.tasksStarted = new Counter({ name: `${p}tasks_started_total`, help: 'Agent Tasks started, by platform.', labelNames: ['platform'], registers });
@@ -71,6 +73,26 @@ export class GatewayMetrics {
 
   approvalDecided(decision: 'allow' | 'deny' | 'expired', via: ApprovalVia): void {
     this.approvalDecisions.inc({ decision, via });
+  }
+
+  /** Each adapter's connection as /readyz sees it, read when /metrics is scraped. */
+  watchAdapters(list: () => ReadonlyArray<{ name: string; state: string; last_inbound_at?: number }>): void {
+    const p = this.prefix;
+    const registers = [this.registry];
+    new Gauge({
+      name: `${p}adapter_up`, help: 'Whether each adapter is connected (1) or not (0); disabled adapters are left out.', labelNames: ['platform'], registers,
+      collect() {
+        this.reset();
+        for (const a of list()) if (a.state !== 'disabled') this.set({ platform: a.name }, a.state === 'connected' ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: `${p}adapter_last_inbound_timestamp_seconds`, help: 'When each adapter last heard from its platform (an event, a poll answer, a heartbeat).', labelNames: ['platform'], registers,
+      collect() {
+        this.reset();
+        for (const a of list()) if (a.last_inbound_at) this.set({ platform: a.name }, a.last_inbound_at / 1000);
+      },
+    });
   }
 
   modelRequest(status: string): void {

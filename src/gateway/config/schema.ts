@@ -1,10 +1,16 @@
 /**
  * The zod schema of `config/gateway.yaml`. Every mapping is strict (an unknown key is an error) and every
  * key has its default here, so an absent file and an empty file mean the same thing. Cross-key rules that
- * need the environment (credentials, modes) live in load.ts; route inheritance lives in routes.ts.
+ * need the environment (credentials, modes) live in platform-checks.ts and resolve-sections.ts; route
+ * inheritance lives in routes.ts.
  */
 import { z } from 'zod';
+import { DISCORD_LIMITS, SLACK_LIMITS, TELEGRAM_LIMITS, WEB_LIMITS, type PlatformLimits } from '../../adapters/contract/limits';
 import { PLATFORMS, USER_REF_EXPECTED, parseUserRef } from './user-ref';
+
+function pacingOf(l: PlatformLimits) {
+  return { dm_edit_interval_ms: l.minEditIntervalMs.dm, group_edit_interval_ms: l.minEditIntervalMs.group, typing_renew_ms: l.typingRenewMs };
+}
 
 export const DM_POLICIES = ['pairing', 'allowlist', 'open', 'disabled'] as const;
 export type DmPolicy = (typeof DM_POLICIES)[number];
@@ -41,12 +47,12 @@ export const DEFAULTS = {
   telegramApiRoot: 'https://api.telegram.org',
   slackApiUrl: 'https://slack.com/api/',
   discordApiUrl: 'https://discord.com/api',
-  /** Edit intervals and typing renewals per platform (platforms.md §5). */
+  /** Edit intervals and typing renewals per platform: the adapters' limit tables (platforms.md §5). */
   streaming: {
-    telegram: { dm_edit_interval_ms: 1000, group_edit_interval_ms: 3000, typing_renew_ms: 4000 },
-    slack: { dm_edit_interval_ms: 1500, group_edit_interval_ms: 1500, typing_renew_ms: 60_000 },
-    discord: { dm_edit_interval_ms: 1200, group_edit_interval_ms: 1200, typing_renew_ms: 8000 },
-    web: { dm_edit_interval_ms: 100, group_edit_interval_ms: 100, typing_renew_ms: 5000 },
+    telegram: pacingOf(TELEGRAM_LIMITS),
+    slack: pacingOf(SLACK_LIMITS),
+    discord: pacingOf(DISCORD_LIMITS),
+    web: pacingOf(WEB_LIMITS),
   },
 } as const;
 
@@ -206,6 +212,8 @@ export const fileSchema = z.strictObject({
   sessions: z.strictObject({ idle_evict_ms: positiveMs('the idle eviction time').default(DEFAULTS.idleEvictMs) }).prefault({}),
   shutdown: z.strictObject({ grace_ms: positiveMs('the shutdown grace time').default(DEFAULTS.shutdownGraceMs) }).prefault({}),
   tools: toolsSection,
+  /** How finished replies look; tokens, cost and duration otherwise live in /status and the dashboard. */
+  reply: z.strictObject({ usage_footer: z.boolean().default(false) }).prefault({}),
   telegram: telegramSection,
   slack: slackSection,
   discord: discordSection,

@@ -48,6 +48,9 @@ export interface DiscordConfig extends ChatPlatformBase {
 export interface WebConfig {
   enabled: boolean;
   configured: boolean;
+  /** The playground sits behind the admin login: everyone who reaches it is the operator. */
+  dm_policy: 'open';
+  group_policy: 'open';
   streaming: StreamingConfig;
 }
 
@@ -95,6 +98,7 @@ export interface GatewayConfig {
   sessions: { idle_evict_ms: number };
   shutdown: { grace_ms: number };
   tools: ToolsConfig;
+  reply: { usage_footer: boolean };
   admin_token?: string;
   model: { api_key?: string; base_url?: string; model_id?: string };
   /** `PENGUIN_ALLOW_USERS`, normalised `platform:user_id`. */

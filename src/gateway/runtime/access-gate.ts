@@ -1,7 +1,7 @@
 /**
  * AccessGate (gateway.md §6): who may talk to the bot. A DM follows the platform's DM policy for its user;
- * a group message follows the platform's group policy for its group (Telegram chat, Discord guild, Slack
- * workspace) — `pairing` answers an unknown subject with a one-time code the operator approves, `allowlist`
+ * a group message follows the platform's group policy for the group its adapter names (Telegram chat,
+ * Discord guild, Slack workspace) — `pairing` answers an unknown subject with a one-time code the operator approves, `allowlist`
  * answers "not enabled here", `open` admits, `disabled` stays silent — and then the route's access rules.
  * Every refusal is said at most once per code lifetime per subject, so a flood gets one reply.
  */
@@ -25,20 +25,6 @@ interface Subject {
   name?: string;
 }
 
-/** The group a thread belongs to, for the group policy; undefined in DMs and on platforms without groups. */
-export function groupOf(thread: ThreadRef): string | undefined {
-  switch (thread.platform) {
-    case 'telegram':
-      return thread.chat;
-    case 'discord':
-      return thread.guild ?? undefined;
-    case 'slack':
-      return thread.team;
-    case 'web':
-      return undefined;
-  }
-}
-
 export interface AccessGateOptions {
   config: GatewayConfig;
   store: GatewayStore;
@@ -56,15 +42,12 @@ export class AccessGate {
   async admit(adapter: ChannelAdapter, route: ResolvedRoute, msg: InboundMessage): Promise<boolean> {
     const platform = adapter.platform;
     const ref = `${platform}:${msg.user.id}`;
-    if (platform !== 'web') {
-      const section = this.o.config[platform];
-      const group = msg.isDM ? undefined : groupOf(msg.thread);
-      const ok = group === undefined
-        ? await this.passes(adapter, msg.thread, section.dm_policy, { kind: 'user', id: msg.user.id, name: msg.user.name }, ref, route)
-        : await this.passes(adapter, msg.thread, section.group_policy, { kind: 'group', id: group, name: msg.user.name ? `asked by ${msg.user.name}` : undefined }, ref, route);
-      if (!ok) return false;
-    }
-    return this.routeAllows(route, ref, msg);
+    const place = adapter.place(msg.thread);
+    const { dm_policy, group_policy } = this.o.config[platform];
+    const ok = msg.isDM
+      ? await this.passes(adapter, msg.thread, dm_policy, { kind: 'user', id: msg.user.id, name: msg.user.name }, ref, route)
+      : place.group === undefined || await this.passes(adapter, msg.thread, group_policy, { kind: 'group', id: place.group, name: msg.user.name ? `asked by ${msg.user.name}` : undefined }, ref, route);
+    return ok && this.routeAllows(route, ref, msg, place.channel);
   }
 
   private async passes(adapter: ChannelAdapter, thread: ThreadRef, policy: DmPolicy, subject: Subject, ref: string, route: ResolvedRoute): Promise<boolean> {
@@ -119,22 +102,11 @@ export class AccessGate {
     });
   }
 
-  private routeAllows(route: ResolvedRoute, ref: string, msg: InboundMessage): boolean {
+  private routeAllows(route: ResolvedRoute, ref: string, msg: InboundMessage, channel: string): boolean {
     const { users, roles, channels } = route.access;
     if (users.length > 0 && !users.includes(ref) && !route.approvers.includes(ref)) return false;
-    if (channels.length > 0 && !msg.isDM && !channels.includes(channelOf(msg.thread))) return false;
+    if (channels.length > 0 && !msg.isDM && !channels.includes(channel)) return false;
     if (roles.length > 0 && !(msg.user.roles ?? []).some((r) => roles.includes(r)) && !route.approvers.includes(ref)) return false;
     return true;
-  }
-}
-
-function channelOf(thread: ThreadRef): string {
-  switch (thread.platform) {
-    case 'telegram':
-      return thread.chat;
-    case 'web':
-      return thread.conversation;
-    default:
-      return thread.channel;
   }
 }

@@ -5,36 +5,34 @@
  * events, aborts running Tasks ("gateway shutting down"), finalises live replies, flushes traces and
  * closes the DB within the configured grace time. Adapters are injected so tests can use fakes.
  */
-import express, { type Express } from 'express';
+import express from 'express';
 import { chmod, mkdir, stat } from 'node:fs/promises';
-import type { ChannelAdapter } from '../../adapters/contract/adapter';
 import { systemClock, type Clock } from '../../adapters/contract/clock';
-import { tryParseBindingKey, type ThreadRef } from '../../adapters/contract/thread-ref';
+import type { AdapterBinding } from '../../adapters/contract/binding';
 import { RateGovernor, SecretRedactor } from '../../adapters/render';
-import { loadProjectConfig, resolveModel as resolveProjectModel, agentPaths } from '../../core/state';
 import { createAdminApp } from '../admin/app';
 import { listenAdmin, type AdminListener } from '../admin/listen';
 import { requestLog } from '../admin/request-log';
 import { GatewayMetrics } from '../admin/metrics';
 import { ensureAdminToken } from '../admin/token';
-import type { AdapterStatus, AdminRuntime } from '../admin/types';
-import { resolveRoute, type GatewayConfig } from '../config';
+import type { AdminRuntime } from '../admin/types';
+import type { GatewayConfig } from '../config';
 import type { Logger } from '../logger';
-import { openSqliteStore, type GatewayStore, type PricingRates } from '../store';
+import { openSqliteStore, type GatewayStore } from '../store';
+import { AdapterBoard } from './adapter-board';
 import { AgentPool } from './agent-pool';
+import { warmAgents } from './agent-warmup';
 import { ApprovalBroker } from './approval-broker';
-import { GatewayInbound, routeScopeOf } from './inbound';
+import { GatewayInbound } from './inbound';
 import { meterAdapter } from './metered-adapter';
 import { Outbox } from './outbox';
+import { PricingBook } from './pricing-book';
+import { recoverInterruptedReplies } from './restart-recovery';
 import { SessionManager } from './session-manager';
 import { resolveToolIsolation } from './tool-isolation';
 
 /** An adapter plus the HTTP routes it serves on the gateway listener (Telegram webhook, web playground). */
-export interface PlatformBinding {
-  adapter: ChannelAdapter;
-  /** Mounted before the admin API; the adapter validates its own requests. */
-  routes?: (app: Express) => void;
-}
+export type PlatformBinding = AdapterBinding;
 
 export interface GatewayOptions {
   config: GatewayConfig;
@@ -58,14 +56,6 @@ export interface GatewayHandle {
   shutdown(reason?: string): Promise<void>;
 }
 
-/** A conversation's DM-ness from its thread alone (used when the original message is gone, e.g. after a restart). */
-export function threadLooksLikeDM(t: ThreadRef): boolean {
-  if (t.platform === 'telegram') return !t.chat.startsWith('-');
-  if (t.platform === 'discord') return t.guild === null;
-  if (t.platform === 'web') return true;
-  return t.channel.startsWith('D');
-}
-
 /** The data root holds traces, the database and vaults: only the gateway's user may enter it. */
 async function ensurePrivateDir(dir: string, logger: Logger): Promise<void> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
@@ -81,21 +71,6 @@ export function gatewayCredentials(config: GatewayConfig): (string | undefined)[
     config.admin_token, config.model.api_key, config.telegram.bot_token, config.telegram.webhook_secret,
     config.slack.bot_token, config.slack.signing_secret, config.slack.app_token, config.discord.bot_token,
   ];
-}
-
-function pricingLookup(home: string, env: Record<string, string | undefined>) {
-  return async (projectId: string, provider: string, modelId: string): Promise<PricingRates | undefined> => {
-    try {
-      const p = agentPaths(home, projectId, 'default_agent');
-      const loaded = await loadProjectConfig(p.projectConfig);
-      if (!loaded?.ok) return undefined;
-      const r = resolveProjectModel(loaded.value, p.projectConfig, { provider, model_id: modelId }, env);
-      const pr = r.ok ? r.value.entry.pricing : undefined;
-      return pr ? { cache_read: pr.cache_read ?? 0, cache_write: pr.cache_write ?? 0, output: pr.output ?? 0 } : undefined;
-    } catch {
-      return undefined;
-    }
-  };
 }
 
 export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
@@ -116,26 +91,16 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
     onLoaded: ({ state }) => redactor.add([...Object.values(state.vault), ...state.project.models.map((m) => m.api_key)]),
   });
   const broker = new ApprovalBroker({ store, outbox, clock, logger, metrics, timeoutMs: config.approvals.timeout_ms });
-  const lookup = pricingLookup(config.home, env);
-  const pricingCache = new Map<string, PricingRates | undefined>();
-  const manager = new SessionManager({
-    config, store, pool, broker, outbox, governor, clock, logger, metrics, redactor,
-    pricingOf: (provider, modelId) => pricingCache.get(`${provider}\u0000${modelId}`),
-  });
+  const prices = new PricingBook(config.home, env);
+  const manager = new SessionManager({ config, store, pool, broker, outbox, governor, clock, logger, metrics, redactor, pricingOf: prices.rates });
   const bindings: PlatformBinding[] = [];
-  const status = new Map<string, AdapterStatus>();
+  const board = new AdapterBoard(logger);
+  metrics.watchAdapters(() => board.list());
   const adapterFor = (p: string) => bindings.find((x) => x.adapter.platform === p)?.adapter;
   let accepting = false;
-  const inbound = new GatewayInbound({
-    config, store, manager, broker, outbox, clock, logger, metrics, adapterFor,
-    onInbound: (platform, at) => {
-      const s = status.get(platform);
-      if (s) s.last_inbound_at = at;
-    },
-  });
-
+  const inbound = new GatewayInbound({ config, store, manager, broker, outbox, clock, logger, metrics, adapterFor, onInbound: (p, at) => board.touch(p, at) });
   const runtime: AdminRuntime = {
-    health: () => ({ accepting, adapters: [...status.values()] }),
+    health: () => ({ accepting, adapters: board.list() }),
     decideApproval: async (id, decision, actor) => {
       const r = await broker.decide(id, decision, actor, 'admin', 'the operator');
       if (r.ok) return r;
@@ -143,84 +108,32 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
     },
     pairingDecided: (row) => inbound.pairingDecided(row),
   };
-  const root = express();
-  root.disable('x-powered-by');
-  root.use(requestLog(logger));
   bindings.push(...(await o.platforms({ store, logger })).map((b) => ({ ...b, adapter: meterAdapter(b.adapter, metrics, clock) })));
-  for (const b of bindings) b.routes?.(root);
-  root.use(createAdminApp({ config, store, metrics, runtime, logger, pricing: lookup, redactor, logRequests: false }));
-  let listener: AdminListener;
-  try {
-    listener = await listenAdmin(root, config.listen);
-  } catch (err) {
+  const listener = await listen(bindings, createAdminApp({ config, store, metrics, runtime, logger, pricing: prices.lookup, redactor, logRequests: false }), config, logger).catch(async (err: unknown) => {
     await store.close();
     throw err;
-  }
-  logger.info({ url: listener.url }, 'gateway listening');
+  });
 
-  // Recover from the previous process: sessions it left busy, its approvals, its cut-off replies.
+  // Sessions the previous process left busy are idle; its cards and cut-off replies are handled once adapters run.
   await store.resetBusySessions();
-  await broker.expireOrphans(adapterFor);
-  const interrupted = await store.listOpenDeliveries({ purpose: 'live' });
-  const offered = new Set<string>();
-  for (const d of interrupted) {
-    await store.setDeliveryState(d.id, 'interrupted');
-    const adapter = adapterFor(d.platform);
-    const parsed = tryParseBindingKey(d.chat);
-    if (!adapter || !parsed.ok || offered.has(d.chat)) continue;
-    offered.add(d.chat);
-    const route = resolveRoute(config, routeScopeOf(parsed.ref));
-    void manager.offerContinue({ adapter, thread: parsed.ref, isDM: threadLooksLikeDM(parsed.ref), route });
-  }
-
-  for (const b of bindings) {
-    const s: AdapterStatus = { name: b.adapter.platform, state: 'connecting' };
-    status.set(b.adapter.platform, s);
-    try {
-      await b.adapter.start(inbound.handlerFor(b.adapter));
-      s.state = 'connected';
-      logger.info({ platform: b.adapter.platform }, 'adapter connected');
-    } catch (err) {
-      s.state = 'failed';
-      s.detail = (err as Error).message;
-      logger.error({ platform: b.adapter.platform, err: (err as Error).message }, 'adapter failed to start');
-    }
-  }
-  for (const p of ['telegram', 'slack', 'discord'] as const) {
-    if (!status.has(p)) status.set(p, { name: p, state: 'disabled', detail: config[p].configured ? 'disabled in config' : 'no credentials' });
-  }
-  // Loads every routed agent once (creating its files on a first start); shutdown waits for it.
-  const warming = warmPricing().catch((err: unknown) => logger.warn({ err }, 'pricing warm-up failed'));
+  await board.startAll(bindings, (b) => inbound.handlerFor(b.adapter));
+  board.noteAbsent(config);
+  const background = [
+    recoverInterruptedReplies({ config, store, broker, manager, outbox, logger, adapterFor }).catch((err: unknown) => logger.warn({ err }, 'recovering interrupted replies failed')),
+    warmAgents(config, pool, prices, logger).catch((err: unknown) => logger.warn({ err }, 'agent warm-up failed')),
+  ];
   manager.startEviction();
   accepting = true;
-
-  async function warmPricing(): Promise<void> {
-    for (const r of [config.default_route, ...config.routes]) {
-      const loaded = await pool.get(r.project, r.agent, r.tools.network);
-      if (!loaded.ok) continue;
-      const m = loaded.state.resolveModel();
-      if (!m.ok) continue;
-      const rates = await lookup(r.project, m.value.entry.provider, m.value.entry.model_id);
-      pricingCache.set(`${m.value.entry.provider}\u0000${m.value.entry.model_id}`, rates);
-    }
-  }
 
   let stopping: Promise<void> | undefined;
   const shutdown = (reason = 'gateway shutting down'): Promise<void> => {
     stopping ??= (async () => {
       accepting = false;
-      const work = (async () => {
+      await withinGrace(config.shutdown.grace_ms, async () => {
         await manager.shutdown(reason);
         await broker.close();
-        await warming;
-      })();
-      let timer: NodeJS.Timeout | undefined;
-      const graceOver = new Promise<void>((r) => {
-        timer = setTimeout(r, config.shutdown.grace_ms);
-        timer.unref();
+        await Promise.all(background);
       });
-      await Promise.race([work, graceOver]);
-      if (timer) clearTimeout(timer);
       await Promise.all(bindings.map((b) => b.adapter.stop().catch((err: unknown) => logger.warn({ err }, 'adapter stop failed'))));
       await listener.close();
       await store.close();
@@ -228,13 +141,28 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
     })();
     return stopping;
   };
+  return { url: listener.url, store, manager, metrics, health: runtime.health, shutdown };
+}
 
-  return {
-    url: listener.url,
-    store,
-    manager,
-    metrics,
-    health: runtime.health,
-    shutdown,
-  };
+/** One listener: the request log, each adapter's routes, then the admin API. */
+async function listen(bindings: readonly PlatformBinding[], adminApp: express.Express, config: GatewayConfig, logger: Logger): Promise<AdminListener> {
+  const root = express();
+  root.disable('x-powered-by');
+  root.use(requestLog(logger));
+  for (const b of bindings) b.routes?.(root);
+  root.use(adminApp);
+  const listener = await listenAdmin(root, config.listen);
+  logger.info({ url: listener.url }, 'gateway listening');
+  return listener;
+}
+
+/** Runs `work`, but returns after `graceMs` at the latest (a shutdown must end in bounded time). */
+async function withinGrace(graceMs: number, work: () => Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const graceOver = new Promise<void>((r) => {
+    timer = setTimeout(r, graceMs);
+    timer.unref();
+  });
+  await Promise.race([work(), graceOver]);
+  if (timer) clearTimeout(timer);
 }

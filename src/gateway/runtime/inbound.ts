@@ -12,7 +12,7 @@ import type { ActionEvent, InboundHandler, InboundMessage } from '../../adapters
 import { tryParseBindingKey, type ThreadRef } from '../../adapters/contract/thread-ref';
 import type { Logger } from 'pino';
 import type { GatewayMetrics } from '../admin/metrics';
-import { resolveRoute, type GatewayConfig, type RouteScope } from '../config';
+import { resolveRoute, type GatewayConfig, type ResolvedRoute } from '../config';
 import type { GatewayStore } from '../store';
 import type { PairingRow } from '../store/types';
 import { AccessGate } from './access-gate';
@@ -38,17 +38,9 @@ export interface GatewayInboundOptions {
   onInbound?: (platform: string, at: number) => void;
 }
 
-export function routeScopeOf(thread: ThreadRef): RouteScope {
-  switch (thread.platform) {
-    case 'slack':
-      return { platform: 'slack', workspace: thread.team, channel: thread.channel };
-    case 'discord':
-      return { platform: 'discord', guild: thread.guild ?? undefined, channel: thread.channel };
-    case 'telegram':
-      return { platform: 'telegram', chat: thread.chat };
-    case 'web':
-      return { platform: 'web' };
-  }
+/** The route of a conversation, from the scope its adapter reports. */
+export function routeOf(config: GatewayConfig, adapter: ChannelAdapter, thread: ThreadRef): ResolvedRoute {
+  return resolveRoute(config, { platform: adapter.platform, ...adapter.place(thread).scope });
 }
 
 export class GatewayInbound {
@@ -73,7 +65,7 @@ export class GatewayInbound {
     if (!(await this.o.store.recordInbound(platform, msg.eventId, received))) return;
     this.o.onInbound?.(platform, received);
     if (!msg.isDM && !msg.mentionsBot) return;
-    const route = resolveRoute(this.o.config, routeScopeOf(msg.thread));
+    const route = routeOf(this.o.config, adapter, msg.thread);
     const conv: Conversation = { adapter, thread: msg.thread, isDM: msg.isDM, route };
     if (!(await this.gate.admit(adapter, route, msg))) return;
 

@@ -40,11 +40,9 @@ export function meterAdapter(inner: ChannelAdapter, metrics: GatewayMetrics, clo
     get limits() {
       return inner.limits;
     },
-    get typingRenewMs() {
-      return inner.typingRenewMs;
-    },
     start: (h) => inner.start(h),
     stop: () => inner.stop(),
+    place: (t) => inner.place(t),
     post: (thread: ThreadRef, content: OutboundContent) => timed('post', () => inner.post(thread, content)),
     edit: (ref: MessageRef, content: OutboundContent) => timed('edit', () => inner.edit(ref, content)),
     delete: (ref: MessageRef) => timed('delete', () => inner.delete(ref)),
@@ -52,6 +50,7 @@ export function meterAdapter(inner: ChannelAdapter, metrics: GatewayMetrics, clo
     classify: (e) => inner.classify(e),
   };
   if (inner.measure) wrapped.measure = (md) => inner.measure!(md);
+  if (inner.health) wrapped.health = () => inner.health!();
   if (inner.typing) wrapped.typing = (t) => timed('typing', () => inner.typing!(t));
   if (inner.react) wrapped.react = (r, e) => timed('reaction', () => inner.react!(r, e));
   if (inner.ephemeral) wrapped.ephemeral = (t, u, text) => timed('ephemeral', () => inner.ephemeral!(t, u, text));

@@ -1,9 +1,9 @@
 /**
  * Outbox: one-off platform messages outside a live reply (approval cards and their decisions, notices,
  * pairing codes, Continue offers). Each call waits for the shared rate governor with final priority and
- * follows the adapter's error classification: retry (≤5 tries, honouring retry_after), degrade (plain text,
- * or post anew when an edited message is gone), ignore, surface (logged, nothing retried). Known secrets
- * are masked in every text first.
+ * follows the adapter's classification under the writers' one retry policy (retry-policy.ts): retry,
+ * degrade (plain text, or post anew when an edited message is gone), ignore, surface (logged, not
+ * retried). Known secrets are masked in every text first.
  */
 import type { ChannelAdapter } from '../../adapters/contract/adapter';
 import type { Clock } from '../../adapters/contract/clock';
@@ -12,10 +12,8 @@ import type { MessageRef } from '../../adapters/contract/messages';
 import type { RateOp } from '../../adapters/contract/rate';
 import type { ButtonSpec, OutboundContent } from '../../adapters/contract/surface';
 import type { ThreadRef } from '../../adapters/contract/thread-ref';
-import type { RateGovernor, SecretRedactor } from '../../adapters/render';
+import { backoffMs, FINAL_MAX_TRIES, pauseScopes, type RateGovernor, type SecretRedactor } from '../../adapters/render';
 import type { Logger } from 'pino';
-
-const MAX_TRIES = 5;
 
 export interface OutboxMessage {
   text: string;
@@ -35,8 +33,8 @@ export class Outbox {
     return this.attempt(adapter, thread, 'post', (plain) => adapter.post(thread, outboundOf(m, plain)));
   }
 
-  /** Edits a message; when it is gone, posts the content anew. Resolves to the message now showing it. */
-  async edit(adapter: ChannelAdapter, ref: MessageRef, message: OutboxMessage): Promise<MessageRef | undefined> {
+  /** Edits a message; when it is gone, posts the content anew (unless told not to). Resolves to the message now showing it. */
+  async edit(adapter: ChannelAdapter, ref: MessageRef, message: OutboxMessage, o: { repostIfGone?: boolean } = {}): Promise<MessageRef | undefined> {
     const m = this.redacted(message);
     let gone = false;
     const edited = await this.attempt(adapter, ref.thread, 'edit', async (plain) => {
@@ -46,7 +44,7 @@ export class Outbox {
       gone = true;
     });
     if (edited) return edited;
-    return gone ? this.post(adapter, ref.thread, m) : undefined;
+    return gone && o.repostIfGone !== false ? this.post(adapter, ref.thread, m) : undefined;
   }
 
   /** Cards show the model's arguments: secrets are masked there as everywhere else. */
@@ -56,7 +54,7 @@ export class Outbox {
 
   private async attempt<T>(adapter: ChannelAdapter, thread: ThreadRef, op: RateOp, call: (plain: boolean) => Promise<T>, onGone?: () => void): Promise<T | undefined> {
     let plain = false;
-    for (let tries = 1; tries <= MAX_TRIES; tries++) {
+    for (let tries = 1; tries <= FINAL_MAX_TRIES; tries++) {
       const scopes = adapter.rateScopes(thread, op);
       await this.o.governor.acquire(scopes, { priority: 'final' });
       try {
@@ -73,10 +71,10 @@ export class Outbox {
           onGone?.();
           return undefined;
         }
-        if (c.kind === 'retry' && tries < MAX_TRIES) {
-          const wait = c.retryAfterMs ?? 1000 * 2 ** (tries - 1);
-          if (c.retryAfterMs !== undefined) this.o.governor.pause(scopes.filter((s) => !c.scope || s.level === c.scope), wait);
-          await delay(this.o.clock, wait);
+        if (c.kind === 'retry' && tries < FINAL_MAX_TRIES) {
+          // with a server delay the paused buckets make the next acquire wait; without one, back off
+          if (c.retryAfterMs !== undefined) this.o.governor.pause(pauseScopes(scopes, c.scope), c.retryAfterMs);
+          else await delay(this.o.clock, backoffMs(tries));
           continue;
         }
         this.o.logger.warn({ platform: adapter.platform, op, error: err.message, kind: c.kind }, 'platform message not delivered');

@@ -11,6 +11,7 @@ import { surfaceFor } from '../../adapters/contract/adapter';
 import { bindingKey, type ThreadRef } from '../../adapters/contract/thread-ref';
 import { emptyLiveView, foldLiveView, renderLiveReply, type LiveInput, type LiveView, type Pricing, type RateGovernor, type ReplySnapshot, type SecretRedactor } from '../../adapters/render';
 import { MessageWriter, type WriterEvent, type WriterResult } from '../../adapters/render/message-writer';
+import { withoutStatus } from '../../adapters/render/writer-plan';
 import type { GatewayStore } from '../store';
 import type { Logger } from 'pino';
 
@@ -27,14 +28,12 @@ export interface ReplyRendererOptions {
   pricing?: Pricing;
   /** Encoded Stop button payload while the Task runs. */
   stopPayload?: string;
-  /** Minimum edit interval (config per DM / group); default the platform's. */
-  intervalMs?: number;
-  /** Use native streaming (Telegram drafts in DMs) when the adapter offers it. */
-  native?: boolean;
   /** Called once when the first platform message of this reply exists (inbound → first reply latency). */
   onFirstSend?: () => void;
   /** Masks secrets (vault values, gateway credentials) in everything the reply shows. */
   redactor?: SecretRedactor;
+  /** Tokens, cost and duration under the finished reply. */
+  usageFooter?: boolean;
 }
 
 export class ReplyRenderer {
@@ -49,13 +48,11 @@ export class ReplyRenderer {
   constructor(private readonly o: ReplyRendererOptions) {
     this.view = foldLiveView(emptyLiveView(), { kind: 'task_started', at: o.clock.now() });
     this.writer = new MessageWriter({
-      surface: surfaceFor(o.adapter, o.thread, { isDM: o.isDM, native: o.native ?? true }),
+      surface: surfaceFor(o.adapter, o.thread, { isDM: o.isDM }),
       clock: o.clock,
       governor: o.governor,
       limits: o.adapter.limits,
       isDM: o.isDM,
-      intervalMs: o.intervalMs,
-      useNative: o.native ?? true,
       onEvent: (e) => this.onWriterEvent(e),
     });
   }
@@ -74,7 +71,7 @@ export class ReplyRenderer {
     const r = this.o.redactor;
     if (!r) return s;
     const f = live ? (t: string) => r.redactLive(t) : (t: string) => r.redact(t);
-    return { ...s, header: f(s.header), answer: f(s.answer) };
+    return { ...s, status: f(s.status ?? ''), header: f(s.header), answer: f(s.answer) };
   }
 
   /** Send what there is now (before an approval card, so the card lands under the current text). */
@@ -88,7 +85,7 @@ export class ReplyRenderer {
    */
   async finish(opts: { interrupted?: boolean } = {}): Promise<WriterResult> {
     this.view = foldLiveView(this.view, { kind: 'task_finished', at: this.o.clock.now() });
-    const result = await this.writer.finish(this.redacted(renderLiveReply(this.view, { pricing: this.o.pricing }), false));
+    const result = await this.writer.finish(this.redacted(renderLiveReply(this.view, { pricing: this.o.pricing, usageFooter: this.o.usageFooter }), false));
     const rows = await Promise.all(this.deliveries.values());
     for (const id of rows) {
       if (id === undefined || (opts.interrupted && result.ok)) continue;
@@ -147,6 +144,15 @@ export class ReplyRenderer {
       this.identified.add(e.part);
       const messageId = e.messageId;
       this.deliveries.set(e.part, row.then((id) => (id === undefined ? undefined : this.ledger(() => this.o.store.markDeliverySent(id, messageId)))));
+    }
+    // What a real message shows now (without the live status), so a restart can finalise it in place.
+    if (e.messageId !== undefined && e.op !== 'delete' && e.op !== 'draft') {
+      const shown = withoutStatus(e.content);
+      const current = this.deliveries.get(e.part)!;
+      this.deliveries.set(e.part, current.then(async (id) => {
+        if (id !== undefined) await this.o.store.setDeliveryShown(id, shown).catch((err: unknown) => this.o.logger.warn({ err }, 'delivery ledger write failed'));
+        return id;
+      }));
     }
   }
 

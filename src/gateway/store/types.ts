@@ -227,6 +227,8 @@ export interface DeliveryRow {
   state: DeliveryState;
   attempts: number;
   last_error: string | null;
+  /** What the message last showed (Markdown, no live status line), for finalising it after a crash. */
+  shown: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -247,6 +249,8 @@ export interface DeliveryStore {
   /** One more attempt failed; `final` gives up (`failed`), otherwise the state is kept for a retry. */
   markDeliveryAttemptFailed(id: number, error: string, final: boolean): Promise<DeliveryRow | undefined>;
   setDeliveryState(id: number, state: DeliveryState): Promise<DeliveryRow | undefined>;
+  /** Records what the message shows now. */
+  setDeliveryShown(id: number, shown: string): Promise<void>;
   /** Deliveries still `pending` or `sent` (a reply a restart must finalise), oldest first. */
   listOpenDeliveries(filter?: { purpose?: DeliveryPurpose; platform?: string }): Promise<DeliveryRow[]>;
   listDeliveries(filter?: { session_id?: string; task_id?: string; platform?: string; chat?: string; limit?: number }): Promise<DeliveryRow[]>;

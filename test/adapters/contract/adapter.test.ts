@@ -19,6 +19,7 @@ function fakeAdapter(log: unknown[]): ChannelAdapter {
     limits: TELEGRAM_LIMITS,
     start: async () => undefined,
     stop: async () => undefined,
+    place: () => ({ platform: 'telegram', scope: { chat: '-100' }, channel: '-100', group: '-100', direct: false, workspaceKey: '-100' }),
     post: async (t, c) => {
       log.push(['post', t, c.text]);
       return { thread: t, messageId: '41' };
@@ -50,8 +51,8 @@ describe('surfaceFor', () => {
     expect(s.native).toBeUndefined();
   });
 
-  it('offers native streaming only where the adapter has it and it is wanted', () => {
+  it('offers native streaming exactly where the adapter does', () => {
     expect(surfaceFor(fakeAdapter([]), thread, { isDM: true }).native?.kind).toBe('draft');
-    expect(surfaceFor(fakeAdapter([]), thread, { isDM: true, native: false }).native).toBeUndefined();
+    expect(surfaceFor(fakeAdapter([]), thread, { isDM: false }).native).toBeUndefined();
   });
 });

@@ -5,7 +5,7 @@
 import * as b from '../../../src/core/omnimessage/builders';
 import type { OmniMessage } from '../../../src/core/omnimessage/types';
 import { answerText, emptyLiveView, foldAll, foldLiveView, type LiveInput } from '../../../src/adapters/render/live-view';
-import { liveReplyMarkdown, renderLiveReply, statusLine, toolLines } from '../../../src/adapters/render/live-reply';
+import { liveReplyMarkdown, renderLiveReply, statusLine, toolLines, usageLine } from '../../../src/adapters/render/live-reply';
 import { costUsd, formatDuration } from '../../../src/adapters/render/cost';
 import { assertStreamDiscipline } from '../../helpers/stream-discipline';
 import { textSegment, thinkingSegment, toolCallSegment, toolOutput, usage } from '../helpers/streams';
@@ -56,7 +56,11 @@ describe('live view fold', () => {
     const v = run(msgs, [{ kind: 'task_finished', at: T0 + 12_300 }]);
     expect(answerText(v)).toBe('First I look.\n\nDone: key is v.');
     expect(toolLines(v)).toEqual(['✅ `read_file`: Read the config']);
-    expect(statusLine(v, { pricing: { cache_read: 0.1, cache_write: 1, output: 4 } })).toBe('✅ done · 250 tokens · $0.0004 · 12.3 s');
+    // a normal finish shows no status line; tokens, cost and duration are the optional footer's
+    expect(statusLine(v)).toBe('');
+    expect(usageLine(v, { cache_read: 0.1, cache_write: 1, output: 4 })).toBe('250 tokens · $0.0004 · 12.3 s');
+    expect(renderLiveReply(v).footer).toBeUndefined();
+    expect(renderLiveReply(v, { usageFooter: true, pricing: { cache_read: 0.1, cache_write: 1, output: 4 } }).footer).toBe('_250 tokens · $0.0004 · 12.3 s_');
   });
 
   it('attaches outputs by tool_call_id, not by arrival order, even when an output arrives first', () => {
@@ -171,7 +175,8 @@ describe('live view fold', () => {
     expect(renderLiveReply(running, { stopPayload: 's:t1' }).buttons).toEqual([{ label: 'Stop', payload: 's:t1', style: 'danger' }]);
     const done = foldLiveView(running, { kind: 'task_finished', at: T0 + 1000 });
     expect(renderLiveReply(done, { stopPayload: 's:t1' }).buttons).toBeUndefined();
-    expect(liveReplyMarkdown(renderLiveReply(done))).toBe('✅ done · 1.0 s\n\nHi');
+    // the finished reply is the answer alone: the status line was live-only
+    expect(liveReplyMarkdown(renderLiveReply(done))).toBe('Hi');
   });
 });
 

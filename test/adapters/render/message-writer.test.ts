@@ -179,6 +179,23 @@ describe('message writer: splitting and healing', () => {
     expect(surface.visible()[0].content.text).toBe('✅ done\n\nHere is **impor');
   });
 
+  it('keeps the live status line on the last message only: a committed part never carries it', async () => {
+    const { clock, surface, writer } = setup({ limits: { ...DISCORD_LIMITS, splitTarget: 400, maxChars: 500 } });
+    const tools = '✅ `read_file`: Read the notes';
+    const long = Array.from({ length: 12 }, (_, i) => `Paragraph ${i} with some words in it.`).join('\n\n');
+    writer.update({ status: '✍️ writing…', header: tools, answer: long });
+    await clock.advance(2000);
+    const msgs = surface.visible();
+    expect(msgs.length).toBeGreaterThan(1);
+    expect(msgs[0].content.text.startsWith(tools)).toBe(true);
+    for (const m of msgs.slice(0, -1)) for (const h of [...m.history, m.content]) expect(h.text).not.toContain('✍️');
+    expect(msgs[msgs.length - 1].content.text.startsWith('✍️ writing…\n\n')).toBe(true);
+    expect(msgs[msgs.length - 1].content.status).toBe('✍️ writing…');
+    await clock.settle(writer.finish({ status: '', header: tools, answer: long }));
+    expect(surface.visible().some((m) => m.content.text.includes('✍️'))).toBe(false);
+    expect(surface.deliveredAnswer()).toBe(long);
+  });
+
   it('puts the Stop button on the last message and drops it at the end', async () => {
     const { clock, surface, writer } = setup({ limits: { ...DISCORD_LIMITS, splitTarget: 400, maxChars: 500 } });
     const stop = [{ label: 'Stop', payload: 's:t1', style: 'danger' as const }];

@@ -104,6 +104,20 @@ describe('rate governor', () => {
     expect(g.waiting).toBe(0);
   });
 
+  it('a retry_after shorter than a slow bucket refill waits only the retry_after (a Telegram group 429)', async () => {
+    const clock = new FakeClock();
+    const g = new RateGovernor(clock);
+    const group = scope('tg:group', { count: 20, perMs: 60_000, burst: 20 });
+    const chat = scope('tg:chat', { count: 1, perMs: 1000, burst: 3 });
+    g.pause([group, chat], 1000);
+    const t0 = clock.now();
+    const first = await clock.settle(g.acquire([group, chat], { priority: 'final' }));
+    expect(first.granted && clock.now() - t0).toBe(1000);
+    // after the pause the group bucket refills at its own pace again, from the one token it gave
+    const second = await clock.settle(g.acquire([group, chat], { priority: 'final' }));
+    expect(second.granted && clock.now() - t0).toBe(4000);
+  });
+
   it('lets a final jump a backlog of live edits in its chat', async () => {
     const clock = new FakeClock();
     const g = new RateGovernor(clock);

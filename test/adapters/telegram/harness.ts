@@ -75,7 +75,7 @@ export class RecordingHandler extends EventEmitter implements InboundHandler {
 export interface Harness {
   server: FakeTelegramServer;
   clock: ScaledClock;
-  adapter(overrides?: Partial<TelegramAdapterConfig>): TelegramAdapter;
+  adapter(overrides?: Partial<TelegramAdapterConfig>, deps?: { pollRestartMs?: number }): TelegramAdapter;
   /** Stops this adapter at cleanup too (adapters built elsewhere, e.g. by createTelegramBinding). */
   track(adapter: { stop(): Promise<void> }): void;
   /** Starts an HTTP listener on 127.0.0.1 with `mount` applied; returns its base URL. */
@@ -92,8 +92,8 @@ export async function startHarness(options: FakeTelegramOptions & { factor?: num
   return {
     server,
     clock,
-    adapter(overrides = {}) {
-      const a = new TelegramAdapter({ botToken: token, apiRoot, mode: 'polling', draftStreaming: true, ...overrides }, { clock });
+    adapter(overrides = {}, deps = {}) {
+      const a = new TelegramAdapter({ botToken: token, apiRoot, mode: 'polling', draftStreaming: true, ...overrides }, { clock, ...deps });
       adapters.push(a);
       return a;
     },

@@ -4,6 +4,7 @@
  * stop ends polling for good and is idempotent; a bad token fails start with a clear error.
  */
 import { TelegramAdapter } from '../../../src/adapters/telegram/adapter';
+import { tgErrors } from '../../fakes/telegram-errors';
 import { startHarness, RecordingHandler, type Harness } from './harness';
 
 let h: Harness;
@@ -38,6 +39,22 @@ describe('Telegram adapter lifecycle (long polling)', () => {
     expect(h.server.isPolling).toBe(false);
     expect(h.server.pendingUpdateCount()).toBe(1);
     expect(handler.messages).toHaveLength(1);
+  });
+
+  it('reports a poll loop that ended on its own, restarts it, and is healthy again', async () => {
+    h = await startHarness({ rateLimits: false });
+    const adapter = h.adapter({}, { pollRestartMs: 300 });
+    const handler = new RecordingHandler();
+    await adapter.start(handler);
+    expect(adapter.health()).toMatchObject({ state: 'connected' });
+    h.server.failNext({ method: 'getUpdates', times: 1, with: tgErrors.conflict('terminated by other getUpdates request; make sure that only one bot instance is running') });
+    h.server.injectMessage({ chat: 42, text: 'one' });
+    // the adapter's own state changes without a call to the fake: look at it every few milliseconds
+    for (let i = 0; i < 500 && adapter.health().state !== 'reconnecting'; i++) await pause(5);
+    expect(adapter.health()).toMatchObject({ state: 'reconnecting', detail: expect.stringContaining('Conflict') });
+    await handler.waitFor(() => handler.messages.length === 1, 'the message, after the restart');
+    expect(adapter.health()).toMatchObject({ state: 'connected', lastEventAt: expect.any(Number) });
+    expect(h.server.callsTo('getUpdates').filter((c) => c.status === 409)).toHaveLength(1);
   });
 
   it('fails start with a clear error on a bad token, and never polls', async () => {

@@ -78,7 +78,7 @@ describe('Telegram outbound', () => {
     await adapter.typing(thread);
     expect(h.server.botMessages(chat.id)[0].message_thread_id).toBe(9);
     expect(h.server.chatState(chat.id).actions).toEqual([{ action: 'typing', at: expect.any(Number), message_thread_id: 9 }]);
-    expect(adapter.typingRenewMs).toBe(4000);
+    expect(adapter.limits.typingRenewMs).toBe(4000);
   });
 
   it('reacts to a user message and deletes its own', async () => {
@@ -118,8 +118,9 @@ describe('Telegram outbound', () => {
     expect(h.adapter({ draftStreaming: false }).nativeStream(telegramThread(42), true)).toBeUndefined();
   });
 
-  it('declares Telegram limits with the configured edit intervals', () => {
-    expect(adapter.limits).toMatchObject({ maxChars: 4096, lengthUnit: 'utf16', splitTarget: 4000, minEditIntervalMs: { dm: 1000, group: 3000 }, buttonPayloadBytes: 64 });
-    expect(h.adapter({ dmEditIntervalMs: 1500, groupEditIntervalMs: 5000 }).limits.minEditIntervalMs).toEqual({ dm: 1500, group: 5000 });
+  it('declares Telegram limits paced by the configured streaming settings', () => {
+    expect(adapter.limits).toMatchObject({ maxChars: 4096, lengthUnit: 'utf16', splitTarget: 4000, minEditIntervalMs: { dm: 1000, group: 3000 }, buttonPayloadBytes: 64, typingRenewMs: 4000 });
+    const paced = h.adapter({ streaming: { dm_edit_interval_ms: 1500, group_edit_interval_ms: 5000, typing_renew_ms: 0 } }).limits;
+    expect(paced).toMatchObject({ minEditIntervalMs: { dm: 1500, group: 5000 }, typingRenewMs: 0 });
   });
 });

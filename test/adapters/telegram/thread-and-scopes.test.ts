@@ -35,10 +35,10 @@ describe('Telegram targets', () => {
 });
 
 describe('telegramRateScopes', () => {
-  it('draws DM sends on the account (10% under Telegram\'s 30/s) and the chat (1/s, burst 3)', () => {
+  it('draws DM sends on the account (10% under Telegram\'s 30/s) and the chat (1/s, no burst)', () => {
     expect(telegramRateScopes('777', telegramThread(42), 'post')).toEqual([
       { key: 'telegram:777:bot', limit: { count: 27, perMs: 1000, burst: 27 }, level: 'account' },
-      { key: 'telegram:777:chat:42', limit: { count: 1, perMs: 1000, burst: 3 }, level: 'chat' },
+      { key: 'telegram:777:chat:42', limit: { count: 1, perMs: 1000, burst: 1 }, level: 'chat' },
     ]);
   });
 

@@ -17,13 +17,15 @@ afterEach(async () => {
 const SECRET = 'wh_Secret-123';
 
 /** A listener first (the webhook URL needs its port), then the binding whose route is mounted on it. */
+const STREAMING = { dm_edit_interval_ms: 1000, group_edit_interval_ms: 3000, typing_renew_ms: 4000 };
+
 async function webhookSetup() {
   h = await startHarness({ rateLimits: false });
   let app!: Express;
   const base = await h.listen((a) => (app = a));
   const url = `${base}${TELEGRAM_WEBHOOK_PATH}`;
   const binding = createTelegramBinding(
-    { botToken: h.server.token, apiRoot: h.server.apiRoot, mode: 'webhook', webhookUrl: url, webhookSecret: SECRET, draftStreaming: true },
+    { bot_token: h.server.token, api_root: h.server.apiRoot, mode: 'webhook', webhook_url: url, webhook_secret: SECRET, draft_streaming: true, streaming: STREAMING },
     { clock: h.clock },
   );
   h.track(binding.adapter);
@@ -82,7 +84,7 @@ describe('Telegram adapter in webhook mode', () => {
   });
 
   it('has no route in polling mode', () => {
-    const b = createTelegramBinding({ botToken: '1:x', apiRoot: 'http://127.0.0.1:9', mode: 'polling', draftStreaming: false });
+    const b = createTelegramBinding({ bot_token: '1:x', api_root: 'http://127.0.0.1:9', mode: 'polling', draft_streaming: false, streaming: STREAMING });
     expect(b.routes).toBeUndefined();
     expect(b.adapter.platform).toBe('telegram');
   });

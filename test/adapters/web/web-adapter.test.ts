@@ -25,7 +25,7 @@ function recordingHandler() {
 
 describe('WebAdapter', () => {
   it('posts, edits and deletes messages and publishes each change', async () => {
-    const web = new WebAdapter(() => 1000);
+    const web = new WebAdapter({ now: () => 1000 });
     const events: WebEvent[] = [];
     web.subscribe('c1', (e) => events.push(e));
     const ref = await web.post(thread, content('hello'));

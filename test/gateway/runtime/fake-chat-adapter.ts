@@ -2,13 +2,14 @@
  * A recording ChannelAdapter posing as Telegram for gateway runtime tests: the test injects raw inbound
  * messages and clicks (including exact redeliveries) and reads what the gateway posted and edited.
  */
-import type { ChannelAdapter } from '../../../src/adapters/contract/adapter';
+import type { AdapterHealth, ChannelAdapter } from '../../../src/adapters/contract/adapter';
 import { PlatformError, isPlatformError } from '../../../src/adapters/contract/errors';
 import { TELEGRAM_LIMITS } from '../../../src/adapters/contract/limits';
 import type { ActionAnswer, ChatUser, InboundHandler, InboundMessage, MessageRef } from '../../../src/adapters/contract/messages';
 import type { RateScope } from '../../../src/adapters/contract/rate';
 import type { OutboundContent } from '../../../src/adapters/contract/surface';
 import { bindingKey, type ThreadRef } from '../../../src/adapters/contract/thread-ref';
+import { telegramPlace } from '../../../src/adapters/telegram/thread';
 
 export interface Posted {
   id: string;
@@ -20,6 +21,10 @@ export interface Posted {
 export class FakeChatAdapter implements ChannelAdapter {
   readonly platform = 'telegram' as const;
   readonly limits = { ...TELEGRAM_LIMITS, minEditIntervalMs: { dm: 50, group: 50 } };
+
+  place(thread: ThreadRef) {
+    return telegramPlace(thread);
+  }
   handler?: InboundHandler;
   readonly posted: Posted[] = [];
   readonly reactions: { messageId: string; emoji: string }[] = [];
@@ -27,6 +32,12 @@ export class FakeChatAdapter implements ChannelAdapter {
   private seq = 0;
   /** When set, every post and edit fails with this error (e.g. the user blocked the bot). */
   failWith?: PlatformError;
+  /** What `health()` answers (the liveness canary), when set. */
+  healthNow?: AdapterHealth;
+
+  health(): AdapterHealth {
+    return this.healthNow ?? { state: 'connected' };
+  }
 
   async start(h: InboundHandler): Promise<void> {
     this.handler = h;
@@ -79,6 +90,11 @@ export class FakeChatAdapter implements ChannelAdapter {
     const thread: ThreadRef = { platform: 'telegram', chat, topic: null };
     await this.handler!.onAction({ platform: 'telegram', thread, user, payload, message: { thread, messageId }, eventId, answer: async (a) => { answer = a ?? {}; } });
     return answer;
+  }
+
+  /** Texts of finished messages in a chat: final content and no buttons left (no Stop, no Allow). */
+  finalsIn(chat: string): string[] {
+    return this.posted.filter((p) => p.chat === `telegram:${chat}:-` && p.content.final && !p.content.buttons?.length).map((p) => p.content.text);
   }
 
   textsIn(chat: string): string[] {

@@ -55,7 +55,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   const loaded = loadGatewayConfig({ argv: opts.configFile ? ['--config', opts.configFile] : [], env, cwd: home });
   if (!loaded.ok) throw new Error(loaded.errors.map((e) => e.message).join('\n'));
   const config = loaded.config;
-  const web = new WebAdapter();
+  const web = new WebAdapter({ streaming: config.web.streaming });
   const logger = pino({ level: process.env.GW_TEST_LOG ?? 'silent' });
   const gateway = await createGateway({
     config,

@@ -32,7 +32,7 @@ describe('busy sessions', () => {
     await chat.inject(chat.dm(user, 'start something', '1'));
     await h.waitFor('the task running', () => h!.gateway.manager.runningCount === 1);
     await chat.inject(chat.dm(user, 'also check B', '2'));
-    await h.waitFor('final', () => chat.textsIn('42').find((t) => t.includes('Done, and I saw your note.') && t.includes('done')));
+    await h.waitFor('final', () => chat.finalsIn('42').find((t) => t.includes('Done, and I saw your note.')));
     expect(chat.reactions).toEqual([{ messageId: '2', emoji: '👀' }]);
     const second = JSON.stringify(h.model.requests[1].body.messages);
     expect(second).toContain('[user_steering]\\nalso check B\\n[/user_steering]');
@@ -48,10 +48,9 @@ describe('busy sessions', () => {
     await h.waitFor('running', () => h!.gateway.manager.runningCount === 1);
     // Steering is drained at input assembly; a Task whose last turn is streaming cannot take it and queues it.
     await chat.inject(chat.dm(user, 'two', '2'));
-    await h.waitFor('second final', () => chat.textsIn('42').find((t) => t.includes('second answer') && t.includes('done')));
+    await h.waitFor('second final', () => chat.finalsIn('42').find((t) => t.includes('second answer')));
     expect(h.model.requests.filter((r) => r.body.tools?.length)).toHaveLength(2);
-    const firstReply = chat.textsIn('42').find((t) => t.includes('first answer'));
-    expect(firstReply).toContain('done');
+    expect(chat.finalsIn('42').some((t) => t.includes('first answer'))).toBe(true);
   });
 });
 
@@ -69,7 +68,7 @@ describe('stop', () => {
     expect(approvals.map((a) => a.state)).toEqual(['cancelled']);
     expect(h.gateway.manager.runningCount).toBe(0);
     await h.waitFor('card edited', () => (card.content.buttons ?? []).length === 0);
-    expect(card.content.text).toMatch(/Expired\*\* \(stopped by user\)/);
+    expect(card.content.text).toMatch(/Expired\*\* \(aborted by user\)/);
   });
 
   it('the Stop button works for the requester and is refused to others', async () => {
@@ -181,7 +180,7 @@ describe('inbound', () => {
     h = await startHarness({ extra: () => [{ adapter: chat }], env: { PENGUIN_ALLOW_USERS: 'telegram:42' } });
     h.model.enqueue(turn({ text: 'quick' }));
     await chat.inject(chat.dm({ id: '42' }, 'hi', 'q1'));
-    await h.waitFor('final', () => chat.textsIn('42').find((t) => t.includes('quick') && t.includes('done')));
+    await h.waitFor('final', () => chat.finalsIn('42').find((t) => t.includes('quick')));
     expect(chat.typings).toEqual(['telegram:42:-']);
   });
 
@@ -196,7 +195,7 @@ describe('inbound', () => {
     chat.failWith = undefined;
     h.model.enqueue(turn({ text: 'welcome back' }));
     await chat.inject(chat.dm({ id: '42' }, 'unblocked', 'b2'));
-    await h.waitFor('reply', () => chat.textsIn('42').find((t) => t.includes('welcome back') && t.includes('done')));
+    await h.waitFor('reply', () => chat.finalsIn('42').find((t) => t.includes('welcome back')));
     await h.waitFor('cleared', async () => (await h!.gateway.store.listSessions({}))[0].platform_problem === null);
   });
 
@@ -207,7 +206,7 @@ describe('inbound', () => {
     const m = chat.dm({ id: '42' }, 'hello', 'update-1');
     await chat.inject(m);
     await chat.inject(m);
-    await h.waitFor('final', () => chat.textsIn('42').find((t) => t.includes('once') && t.includes('done')));
+    await h.waitFor('final', () => chat.finalsIn('42').find((t) => t.includes('once')));
     expect(h.model.requests.filter((r) => r.body.tools?.length)).toHaveLength(1);
   });
 
@@ -232,7 +231,7 @@ describe('inbound', () => {
     h = await startHarness({ extra: () => [{ adapter: chat }], env: { PENGUIN_ALLOW_USERS: 'telegram:42' } });
     h.model.enqueue(turn({ text: 'hi' }));
     await chat.inject(chat.dm({ id: '42' }, 'hello', 'e1'));
-    await h.waitFor('final', () => chat.textsIn('42').find((t) => t.includes('done')));
+    await h.waitFor('final', () => chat.finalsIn('42').find((t) => t.includes('hi')));
     await chat.inject(chat.dm({ id: '42' }, '/mode always-ask', 'e2'));
     await h.waitFor('mode set', () => chat.textsIn('42').find((t) => t.includes('Approval mode for this conversation: always-ask')));
     await chat.inject(chat.dm({ id: '42' }, '/mode sometimes', 'e3'));

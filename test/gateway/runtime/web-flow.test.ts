@@ -35,7 +35,7 @@ describe('gateway flow through the web adapter', () => {
     const again = await h.api(`/api/approvals/${pending.id}`, { body: { decision: 'deny' } });
     expect(again.status).toBe(409);
 
-    const final = await h.waitFor('the final reply', () => h.botMessages('c1').find((m) => m.final && m.text.includes('It printed approved-run.') && m.text.includes('done')));
+    const final = await h.waitFor('the final reply', () => h.botMessages('c1').find((m) => m.final && m.buttons.length === 0 && m.text.includes('It printed approved-run.')));
     expect(final.text).toContain('Checking.');
     expect(final.buttons).toEqual([]);
     const decidedCard = await h.waitFor('the decided card', () => h.botMessages('c1').find((m) => m.id === card.id && m.buttons.length === 0 ? m : undefined));

@@ -2,7 +2,8 @@
 import { initial } from './001-initial';
 import { platformProblem } from './002-platform-problem';
 import { groupAccess } from './003-group-access';
+import { deliveryShown } from './004-delivery-shown';
 import type { Migration } from './types';
 
-export const MIGRATIONS: readonly Migration[] = [initial, platformProblem, groupAccess];
+export const MIGRATIONS: readonly Migration[] = [initial, platformProblem, groupAccess, deliveryShown];
 export type { Migration } from './types';

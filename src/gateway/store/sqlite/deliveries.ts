@@ -1,6 +1,7 @@
 /**
- * The delivery ledger on SQLite: every outbound platform message with its purpose, state and attempts,
- * so a restart can find replies it must finalise and the dashboard can draw a timeline per message.
+ * The delivery ledger on SQLite: every outbound platform message with its purpose, state, attempts and
+ * what it last showed, so a restart can finalise replies left mid-stream and the dashboard can draw a
+ * timeline per message.
  */
 import type { DeliveryRow, DeliveryState, DeliveryStore, NewDelivery } from '../types';
 import { clampLimit, where, type Sql } from './sql';
@@ -38,6 +39,10 @@ export function deliveryMethods(q: Sql): DeliveryStore {
     async setDeliveryState(id, state: DeliveryState) {
       q.run('UPDATE deliveries SET state = ?, updated_at = ? WHERE id = ?', state, q.now(), id);
       return get(id);
+    },
+
+    async setDeliveryShown(id, shown) {
+      q.run('UPDATE deliveries SET shown = ?, updated_at = ? WHERE id = ?', shown, q.now(), id);
     },
 
     async listOpenDeliveries(f = {}) {

@@ -1,0 +1,68 @@
+/**
+ * The adapters' states for /readyz, /metrics and the operator (gateway.md §7): starts each bound adapter
+ * (connected, or failed with why), then reads its own health (a silent connection being re-opened, a poll
+ * loop that stopped), records the last inbound event per platform, and says why every chat platform
+ * without an adapter is off — disabled in config, no credentials, or not available in this version.
+ */
+import type { ChannelAdapter } from '../../adapters/contract/adapter';
+import type { AdapterBinding } from '../../adapters/contract/binding';
+import type { InboundHandler } from '../../adapters/contract/messages';
+import type { AdapterStatus } from '../admin/types';
+import { CHAT_PLATFORMS, type GatewayConfig } from '../config';
+import type { Logger } from '../logger';
+
+export class AdapterBoard {
+  private readonly status = new Map<string, AdapterStatus>();
+  private readonly live = new Map<string, ChannelAdapter>();
+
+  constructor(private readonly logger: Logger) {}
+
+  /** Every adapter's state; a started adapter's own health (a silent connection, a stopped poll) wins. */
+  list(): AdapterStatus[] {
+    return [...this.status.values()].map((s) => {
+      const h = s.state === 'connected' ? this.live.get(s.name)?.health?.() : undefined;
+      if (!h) return { ...s };
+      const lastIn = Math.max(s.last_inbound_at ?? 0, h.lastEventAt ?? 0) || undefined;
+      return {
+        ...s,
+        state: h.state === 'connected' ? 'connected' : h.state === 'reconnecting' ? 'connecting' : 'failed',
+        ...(h.detail ? { detail: h.detail } : {}),
+        ...(lastIn ? { last_inbound_at: lastIn } : {}),
+      };
+    });
+  }
+
+  touch(platform: string, at: number): void {
+    const s = this.status.get(platform);
+    if (s) s.last_inbound_at = at;
+  }
+
+  /** Starts every binding; a failure is recorded and logged, never thrown (the others still start). */
+  async startAll(bindings: readonly AdapterBinding[], handlerFor: (b: AdapterBinding) => InboundHandler): Promise<void> {
+    for (const b of bindings) {
+      const s: AdapterStatus = { name: b.adapter.platform, state: 'connecting' };
+      this.status.set(b.adapter.platform, s);
+      try {
+        await b.adapter.start(handlerFor(b));
+        s.state = 'connected';
+        this.live.set(b.adapter.platform, b.adapter);
+        this.logger.info({ platform: b.adapter.platform }, 'adapter connected');
+      } catch (err) {
+        s.state = 'failed';
+        s.detail = (err as Error).message;
+        this.logger.error({ platform: b.adapter.platform, err: (err as Error).message }, 'adapter failed to start');
+      }
+    }
+  }
+
+  /** Every chat platform that has no running adapter, with the reason. */
+  noteAbsent(config: GatewayConfig): void {
+    for (const p of CHAT_PLATFORMS) {
+      if (this.status.has(p)) continue;
+      const c = config[p];
+      const detail = !c.enabled ? 'disabled in config' : !c.configured ? 'no credentials' : 'not available in this version';
+      this.status.set(p, { name: p, state: 'disabled', detail });
+      if (c.configured) this.logger.warn({ platform: p }, `${p} credentials are set, but this version has no ${p} adapter: it is not started`);
+    }
+  }
+}

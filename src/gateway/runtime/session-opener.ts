@@ -1,0 +1,101 @@
+/**
+ * SessionOpener: binding key → the session of a conversation. Resumes the bound session from its trace
+ * when there is one, else creates a session with the route's agent and workspace policy (`fixed` path,
+ * `per_channel` directory named by the adapter's workspace key, or a temp workspace) and binds it. Opening
+ * is serialized per key, so two first messages make one session. Never throws: a broken agent is a message.
+ */
+import { createHash } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Clock } from '../../adapters/contract/clock';
+import type { ChatUser } from '../../adapters/contract/messages';
+import type { Session } from '../../core/agent';
+import { modelSetupProblem } from '../../core/state';
+import type { Logger } from 'pino';
+import type { ResolvedRoute } from '../config';
+import type { GatewayStore } from '../store';
+import type { AgentPool } from './agent-pool';
+import { SessionGrants } from './approval-broker';
+import type { Conversation, Entry } from './conversation';
+
+export interface SessionOpenerOptions {
+  store: GatewayStore;
+  pool: AgentPool;
+  clock: Clock;
+  logger: Logger;
+}
+
+export class SessionOpener {
+  private readonly opening = new Map<string, Promise<Entry | string>>();
+
+  constructor(private readonly o: SessionOpenerOptions) {}
+
+  /** The entry for `key` (made by `onOpened` when new), or why the conversation's agent cannot run. */
+  open(conv: Conversation, key: string, user: ChatUser | undefined, onOpened: (e: Entry) => void): Promise<Entry | string> {
+    let p = this.opening.get(key);
+    if (!p) {
+      p = this.build(conv, key, user)
+        .then((e) => {
+          if (typeof e !== 'string') onOpened(e);
+          return e;
+        })
+        .finally(() => this.opening.delete(key));
+      this.opening.set(key, p);
+    }
+    return p;
+  }
+
+  private async build(conv: Conversation, key: string, user?: ChatUser): Promise<Entry | string> {
+    const loaded = await this.o.pool.get(conv.route.project, conv.route.agent, conv.route.tools.network);
+    if (!loaded.ok) {
+      this.o.logger.error({ route: conv.route.name, errors: loaded.errors.map((e) => e.message) }, 'agent could not be loaded');
+      return `This conversation's agent (${conv.route.project}/${conv.route.agent}) could not be loaded. The operator has the details in the gateway log.`;
+    }
+    const { agent, state } = loaded;
+    let session: Session | undefined;
+    const bound = await this.o.store.resolveBinding(key);
+    if (bound) {
+      const resumed = await agent.resumeSession(bound);
+      if (resumed.ok) session = resumed.session;
+      else this.o.logger.warn({ sessionId: bound, error: resumed.error }, 'bound session could not be resumed; starting a new one');
+    }
+    if (!session) {
+      const workspace = await this.workspaceFor(conv, state.paths.workspacesDir);
+      session = await agent.createSession(workspace ? { workspace } : {});
+      await this.o.store.createSession({
+        session_id: session.id,
+        project_id: conv.route.project,
+        agent_id: conv.route.agent,
+        route: conv.route.name,
+        platform: conv.adapter.platform,
+        binding_key: key,
+        approval_mode: conv.route.approval_mode,
+        created_at: this.o.clock.now(),
+      });
+      await this.o.store.bind(key, session.id);
+    }
+    const model = state.resolveModel({ provider: session.model.provider, model_id: session.model.modelId });
+    const modelProblem = model.ok ? modelSetupProblem(model.value, state.paths.projectConfig) : undefined;
+    return {
+      ...conv,
+      key,
+      session,
+      ...(modelProblem ? { modelProblem } : {}),
+      sessionGrants: new SessionGrants(),
+      queue: [],
+      lastActive: this.o.clock.now(),
+      lastUser: user ?? { id: 'unknown' },
+      unsubscribeNotices: () => undefined,
+    };
+  }
+
+  private async workspaceFor(conv: Conversation, agentWorkspaces: string): Promise<string | undefined> {
+    const route: ResolvedRoute = conv.route;
+    if (route.workspace_policy === 'fixed' && route.workspace_path) return route.workspace_path;
+    if (route.workspace_policy !== 'per_channel') return undefined;
+    const key = conv.adapter.place(conv.thread).workspaceKey;
+    const dir = join(route.workspace_path ?? agentWorkspaces, `${conv.adapter.platform}-${createHash('sha256').update(key).digest('hex').slice(0, 12)}`);
+    await mkdir(dir, { recursive: true });
+    return dir;
+  }
+}

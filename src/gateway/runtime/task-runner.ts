@@ -1,0 +1,142 @@
+/**
+ * TaskRunner: one Task of a conversation's session, end to end (gateway.md §4, §5, §7). It renders the
+ * live reply (typing renewed at the adapter's pace), answers tool calls through the approval broker,
+ * records every usage row, keeps the session row's status, and after the first reply asks the model for a
+ * title. An exception inside the gateway ends the Task with an abort the user can read, never a crash.
+ */
+import { encodeActionPayload } from '../../adapters/contract/action-payload';
+import type { Clock } from '../../adapters/contract/clock';
+import type { ChatUser } from '../../adapters/contract/messages';
+import { answerText, type Pricing, type RateGovernor, type SecretRedactor } from '../../adapters/render';
+import { fallbackTitle } from '../../core/agent/title';
+import * as b from '../../core/omnimessage/builders';
+import { isPayload } from '../../core/omnimessage/guards';
+import type { OmniMessage } from '../../core/omnimessage/types';
+import type { Logger } from 'pino';
+import type { GatewayMetrics } from '../admin/metrics';
+import type { GatewayStore } from '../store';
+import { usageRowFromMessage } from '../store';
+import type { ApprovalBroker } from './approval-broker';
+import type { Entry, RunningTask } from './conversation';
+import { ReplyRenderer } from './reply-renderer';
+import { keepTyping } from './typing';
+
+export interface TaskRunnerOptions {
+  store: GatewayStore;
+  broker: ApprovalBroker;
+  governor: RateGovernor;
+  clock: Clock;
+  logger: Logger;
+  metrics?: GatewayMetrics;
+  /** Pricing of a model, for the cost on the final line. */
+  pricingOf?: (provider: string, modelId: string) => Pricing | undefined;
+  /** Masks secrets in every live reply and title. */
+  redactor?: SecretRedactor;
+  /** True while the process shuts down: an aborted Task's reply is then left open for Continue. */
+  closing: () => boolean;
+  /** Tokens, cost and duration under each finished reply (`reply.usage_footer`). */
+  usageFooter?: boolean;
+}
+
+export class TaskRunner {
+  constructor(private readonly o: TaskRunnerOptions) {}
+
+  /** `typingSent`: the inbound handler already showed "typing…" for this message. */
+  async run(entry: Entry, running: RunningTask, input: OmniMessage[], user: ChatUser, typingSent: boolean): Promise<void> {
+    const { adapter, thread, isDM, session } = entry;
+    const platform = adapter.platform;
+    const started = this.o.clock.now();
+    const renderer = new ReplyRenderer({
+      adapter,
+      thread,
+      isDM,
+      clock: this.o.clock,
+      governor: this.o.governor,
+      store: this.o.store,
+      logger: this.o.logger,
+      sessionId: session.id,
+      taskId: running.taskId,
+      pricing: this.o.pricingOf?.(session.model.provider, session.model.modelId),
+      stopPayload: encodeActionPayload({ kind: 'stop', taskId: running.taskId }),
+      redactor: this.o.redactor,
+      usageFooter: this.o.usageFooter,
+    });
+    const typing = keepTyping(this.o.governor, this.o.clock, adapter, thread, adapter.limits.typingRenewMs, typingSent);
+    const approve = this.o.broker.approverFor({
+      sessionId: session.id,
+      taskId: running.taskId,
+      requester: running.requester,
+      requesterName: user.name,
+      approvers: entry.route.approvers,
+      adapter,
+      thread,
+      mode: async () => (await this.o.store.getSession(session.id))?.approval_mode ?? entry.route.approval_mode,
+      permissionOf: (name) => session.toolPermission(name),
+      reachOf: (call) => session.toolReach(call),
+      sessionGrants: entry.sessionGrants,
+      onPending: async (toolCallId, origin) => {
+        renderer.push({ kind: 'approval_pending', toolCallId, origin });
+        await renderer.flush();
+      },
+      onResolved: (toolCallId, origin) => renderer.push({ kind: 'approval_resolved', toolCallId, origin }),
+      signal: running.abort.signal,
+    });
+    this.o.metrics?.taskStarted(platform);
+    await this.o.store.updateSession(session.id, { status: 'running', last_active_at: started });
+    const needsTitle = await this.fallbackTitle(entry, input);
+    let status = 'completed';
+    try {
+      for await (const msg of session.run(input, { approve, signal: running.abort.signal })) {
+        renderer.push(msg);
+        if (msg.type !== 'session_meta' && msg.payload.type === 'abort') status = 'aborted';
+        if (isPayload(msg, 'request_end') && msg.payload.status === 'auth') status = 'auth';
+        await this.recordUsage(entry, msg);
+      }
+    } catch (err) {
+      status = 'failed';
+      this.o.logger.error({ err, sessionId: session.id }, 'task failed inside the gateway');
+      renderer.push(b.abort('internal error in the gateway'));
+    } finally {
+      typing.stop();
+      await renderer.finish({ interrupted: this.o.closing() && status === 'aborted' });
+      await this.o.store.updateSession(session.id, { status: 'idle', last_active_at: this.o.clock.now() }).catch(() => undefined);
+      this.o.metrics?.taskFinished(platform, status, this.o.clock.now() - started);
+    }
+    // The model's title comes after the first reply, so it never competes with the first token.
+    if (needsTitle !== undefined) void this.modelTitle(entry, needsTitle, renderer);
+  }
+
+  private async recordUsage(entry: Entry, msg: OmniMessage): Promise<void> {
+    const row = usageRowFromMessage(msg, {
+      project_id: entry.route.project,
+      agent_id: entry.route.agent,
+      session_id: entry.session.id,
+      origin_session_id: msg.origin?.at(-1) ?? null,
+      route: entry.route.name,
+      platform: entry.adapter.platform,
+      provider: entry.session.model.provider,
+      model_id: entry.session.model.modelId,
+    });
+    if (!row) return;
+    if (isPayload(msg, 'request_end')) this.o.metrics?.modelRequest(msg.payload.status);
+    else this.o.metrics?.modelRequest('completed');
+    await this.o.store.recordUsage(row).catch((err) => this.o.logger.warn({ err }, 'usage row not recorded'));
+  }
+
+  /** At the first Task: the first line as the title; returns the user text when a model title should follow. */
+  private async fallbackTitle(entry: Entry, input: OmniMessage[]): Promise<string | undefined> {
+    const row = await this.o.store.getSession(entry.session.id);
+    if (!row || row.title) return undefined;
+    const text = input.filter((m) => isPayload(m, 'text')).map((m) => (m.payload as { text: string }).text).join('\n');
+    if (text.trim() === '') return undefined;
+    await this.o.store.updateSession(entry.session.id, { title: fallbackTitle(text) });
+    return text;
+  }
+
+  private async modelTitle(entry: Entry, user: string, renderer: ReplyRenderer): Promise<void> {
+    const assistant = answerText(renderer.liveView);
+    const generated = await entry.session.generateTitle({ user, assistant });
+    const title = generated && (this.o.redactor?.redact(generated) ?? generated);
+    if (title) await this.o.store.updateSession(entry.session.id, { title }).catch(() => undefined);
+  }
+}
