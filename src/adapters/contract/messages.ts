@@ -39,6 +39,11 @@ export interface InboundMessage {
   attachments: InboundAttachment[];
   /** True when the bot was addressed (mention, reply to the bot, slash command). */
   mentionsBot: boolean;
+  /**
+   * Not addressed, but said inside a thread (Slack thread, Discord thread) where following up without a
+   * mention is allowed: the gateway takes it as addressed when the conversation already has a session.
+   */
+  followUp?: boolean;
   isDM: boolean;
   /** Redelivery key: Slack event_id, Telegram update_id, Discord message/interaction id. */
   eventId: string;

@@ -9,7 +9,7 @@ import type { ChannelAdapter } from '../../adapters/contract/adapter';
 import { decodeActionPayload } from '../../adapters/contract/action-payload';
 import type { Clock } from '../../adapters/contract/clock';
 import type { ActionEvent, InboundHandler, InboundMessage } from '../../adapters/contract/messages';
-import { tryParseBindingKey, type ThreadRef } from '../../adapters/contract/thread-ref';
+import { bindingKey, tryParseBindingKey, type ThreadRef } from '../../adapters/contract/thread-ref';
 import type { Logger } from 'pino';
 import type { GatewayMetrics } from '../admin/metrics';
 import { resolveRoute, type GatewayConfig, type ResolvedRoute } from '../config';
@@ -64,7 +64,7 @@ export class GatewayInbound {
     if (msg.user.isBot) return;
     if (!(await this.o.store.recordInbound(platform, msg.eventId, received))) return;
     this.o.onInbound?.(platform, received);
-    if (!msg.isDM && !msg.mentionsBot) return;
+    if (!msg.isDM && !msg.mentionsBot && !(msg.followUp && (await this.o.store.resolveBinding(bindingKey(msg.thread))))) return;
     const route = routeOf(this.o.config, adapter, msg.thread);
     const conv: Conversation = { adapter, thread: msg.thread, isDM: msg.isDM, route };
     if (!(await this.gate.admit(adapter, route, msg))) return;

@@ -145,6 +145,24 @@ describe('who may widen permissions', () => {
   });
 });
 
+describe('follow-ups in a thread', () => {
+  it('a follow-up without a mention continues a conversation that has a session, and is ignored where none is', async () => {
+    const chat = new FakeChatAdapter();
+    h = await startHarness({ extra: () => [{ adapter: chat }], env: { PENGUIN_GROUP_POLICY: 'open' } });
+    const followUp = (text: string, id: string, chatId = GROUP) => ({ ...chat.group(chatId, { id: '10' }, text, id), mentionsBot: false, followUp: true });
+    await chat.inject(followUp('nobody asked me', 'f0', '-3003'));
+    expect(groupTexts(chat, '-3003')).toEqual([]);
+    h.model.enqueue(turn({ text: 'first answer' }), turn({ text: 'followed up' }));
+    await chat.inject(chat.group(GROUP, { id: '10' }, 'hello bot', 'f1'));
+    await h.waitFor('first', () => chat.finalsIn(GROUP).find((t) => t.includes('first answer')));
+    await chat.inject(followUp('and one more thing', 'f2'));
+    await h.waitFor('follow-up answered', () => chat.finalsIn(GROUP).find((t) => t.includes('followed up')));
+    const plain = { ...chat.group(GROUP, { id: '10' }, 'not for you', 'f3'), mentionsBot: false };
+    await chat.inject(plain);
+    expect(h.model.requests.filter((r) => r.body.tools?.length)).toHaveLength(2);
+  });
+});
+
 describe('small boundaries', () => {
   it('answers an oversized playground message with 413, not 500', async () => {
     h = await startHarness();
