@@ -4,7 +4,7 @@
  * these; providers, processes and platforms stay behind them. Nothing here throws across the seam:
  * failures are messages with a `stop_reason` or an `LLMOutcome`.
  */
-import type { ApprovalDecision, MessageOf, OmniMessage, StopReason, ToolDefinition } from './omnimessage/types';
+import type { ApprovalDecision, MessageOf, OmniMessage, StopReason, TokenCounts, ToolDefinition } from './omnimessage/types';
 
 export type { ToolDefinition } from './omnimessage/types';
 
@@ -53,7 +53,15 @@ export interface ModelFactory {
   /** A new stateful model with this Session's tools and system prompt. */
   create(): LLMInterface;
   /** One-shot text call without tools or system prompt (titles, image descriptions). Never throws: '' on failure. */
-  bareGenerate?(prompt: string, opts?: { signal?: AbortSignal; images?: string[] }): Promise<string>;
+  bareGenerate?(prompt: string, opts?: { signal?: AbortSignal; images?: string[]; onUsage?: (u: BareUsage) => void }): Promise<string>;
+}
+
+/** What one bare call cost: its request's counts when it completed, else the status it ended with (engine.md §8.5). */
+export interface BareUsage {
+  /** ISO-8601 UTC, when the request ended. */
+  timestamp: string;
+  status: StopReason;
+  counts?: TokenCounts;
 }
 
 export interface GenerativeModelConfig {

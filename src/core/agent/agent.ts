@@ -13,9 +13,10 @@ import type { SessionMetaMessage } from '../omnimessage/types';
 import { ContextEngine } from '../engine/context-engine';
 import { replayTrace, type ResumeState } from '../engine/replay';
 import { isSessionId, newSessionId } from '../trace/paths';
+import { listTraceFiles } from '../trace/paths';
 import { readLatestTrace } from '../trace/reader';
 import { TraceWriter } from '../trace/writer';
-import { validateAgentOptions, type AgentOptions, type ModelDescriptor } from './options';
+import { validateAgentOptions, type AgentOptions, type ModelDescriptor, type TracedSessionInfo } from './options';
 import { Session } from './session';
 import { SessionSubagentRunner, type SubagentSpawnPlan } from './subagents';
 
@@ -33,6 +34,11 @@ export interface CreateSessionOptions {
   /** An existing directory; absent = a fresh temporary workspace under the agent. */
   workspace?: string;
   source?: 'subagent' | 'schedule';
+  /**
+   * The id a host already gave a session that never wrote its trace (it was opened, then the process
+   * ended before its first run): the session starts under that id. Refused when the id has traces.
+   */
+  sessionId?: string;
 }
 
 export interface Agent {
@@ -80,7 +86,7 @@ class AgentImpl implements Agent {
   }
 
   createSession(opts: CreateSessionOptions = {}): Promise<Session> {
-    return this.create(opts, this.options.model, 0);
+    return this.create(opts, this.options.model, 0, undefined);
   }
 
   async resumeSession(sessionId: string): Promise<ResumeResult> {
@@ -108,7 +114,7 @@ class AgentImpl implements Agent {
     }
     const state = replayTrace(read.file.messages, { fileIndex: read.file.index });
     const writer = await TraceWriter.resume(this.options.tracesDir, sessionId);
-    this.watch(writer, sessionId);
+    this.watch(writer, { sessionId, provider: m.provider, modelId: m.model_id });
     if (state.closeDanglingCompaction) {
       await writer.append(state.closeDanglingCompaction);
       delete state.closeDanglingCompaction;
@@ -133,9 +139,12 @@ class AgentImpl implements Agent {
     return own.provider === provider && own.modelId === modelId ? own : undefined;
   }
 
-  private async create(opts: CreateSessionOptions, model: ModelDescriptor, depth: number): Promise<Session> {
-    const id = this.options.newSessionId?.() ?? newSessionId();
-    if (!isSessionId(id)) throw new TypeError(`newSessionId returned an invalid session id: ${JSON.stringify(id)}`);
+  private async create(opts: CreateSessionOptions, model: ModelDescriptor, depth: number, parentSessionId: string | undefined): Promise<Session> {
+    const id = opts.sessionId ?? this.options.newSessionId?.() ?? newSessionId();
+    if (!isSessionId(id)) throw new TypeError(`${opts.sessionId !== undefined ? 'createSession: sessionId' : 'newSessionId returned'} is not a valid session id: ${JSON.stringify(id)}`);
+    if (opts.sessionId !== undefined && (await listTraceFiles(this.options.tracesDir, id)).length > 0) {
+      throw new TypeError(`createSession: session ${id} already has traces; resume it instead`);
+    }
     let workspace: string;
     if (opts.workspace !== undefined) {
       workspace = resolve(opts.workspace);
@@ -164,15 +173,18 @@ class AgentImpl implements Agent {
       source: opts.source,
     });
     const writer = new TraceWriter({ tracesDir: this.options.tracesDir, sessionId: id });
-    this.watch(writer, id);
+    this.watch(writer, { sessionId: id, provider: model.provider, modelId: model.modelId, ...(parentSessionId ? { parentSessionId } : {}) });
     return this.build({ id, meta, workspace, model, systemPrompt, depth, writer, metaFirst: true });
   }
 
-  private watch(writer: TraceWriter, id: string): void {
+  private watch(writer: TraceWriter, who: TracedSessionInfo): void {
+    const id = who.sessionId;
     writer.onError = (err) => {
       if (this.options.onTraceError) this.options.onTraceError(err, id);
       else process.stderr.write(`[trace] ${id}: ${err.message}\n`);
     };
+    const observe = this.options.onTraceWritten;
+    if (observe) writer.onWritten = (msgs) => observe(msgs, who);
   }
 
   private async build(x: Build): Promise<Session> {
@@ -183,7 +195,7 @@ class AgentImpl implements Agent {
     const runner = x.depth === 0 ? new SessionSubagentRunner({
       depth: x.depth,
       plan: (input) => this.planChild(input, x.model, thinkingLevel),
-      createChild: (plan) => this.createChild(plan, x.workspace),
+      createChild: (plan) => this.createChild(plan, x.workspace, x.id),
     }) : undefined;
     const environment = o.environment({
       sessionId: x.id,
@@ -242,12 +254,12 @@ class AgentImpl implements Agent {
     return plan;
   }
 
-  private async createChild(plan: SubagentSpawnPlan, workspace: string): Promise<Session> {
+  private async createChild(plan: SubagentSpawnPlan, workspace: string, parentSessionId: string): Promise<Session> {
     if (plan.agentId) {
       const other = this.options.subagentAgent?.(plan.agentId);
       if (!other) throw new Error(`unknown agent: ${plan.agentId}`);
-      return (createAgent(other) as AgentImpl).create({ workspace, source: 'subagent' }, plan.model, 1);
+      return (createAgent(other) as AgentImpl).create({ workspace, source: 'subagent' }, plan.model, 1, parentSessionId);
     }
-    return this.create({ workspace, source: 'subagent' }, plan.model, 1);
+    return this.create({ workspace, source: 'subagent' }, plan.model, 1, parentSessionId);
   }
 }

@@ -3,7 +3,7 @@ export { createAgent, type Agent, type CreateSessionOptions, type ResumeError, t
 export { Session } from './session';
 export {
   validateAgentOptions,
-  type AgentOptions, type EngineSettings, type EnvironmentContext, type ModelDescriptor, type ModelFactoryContext, type SystemPromptContext,
+  type AgentOptions, type EngineSettings, type EnvironmentContext, type ModelDescriptor, type ModelFactoryContext, type SystemPromptContext, type TracedSessionInfo,
 } from './options';
 export { SessionSubagentRunner, SUBAGENT_DEPTH_LIMIT } from './subagents';
 export { fallbackTitle, cleanTitle, TITLE_MAX } from './title';

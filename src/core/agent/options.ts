@@ -11,6 +11,7 @@ import { THINKING_LEVELS } from '../interfaces';
 import type { CommandPolicy } from '../engine/approval';
 import type { Clock } from '../engine/clock';
 import type { CompactionConfig } from '../engine/compaction';
+import type { OmniMessage } from '../omnimessage/types';
 
 export interface ModelDescriptor {
   provider: string;
@@ -59,6 +60,15 @@ export interface EngineSettings {
   thinking_level?: ThinkingLevel;
 }
 
+/** Whose trace a written batch belongs to. */
+export interface TracedSessionInfo {
+  sessionId: string;
+  /** The session that started this one, for a subagent created in this process. */
+  parentSessionId?: string;
+  provider: string;
+  modelId: string;
+}
+
 export interface AgentOptions {
   projectId: string;
   agentId: string;
@@ -85,6 +95,8 @@ export interface AgentOptions {
   newSessionId?: () => string;
   /** Trace I/O failures (tracing is best-effort); default: a line on stderr. */
   onTraceError?: (err: Error, sessionId: string) => void;
+  /** Every batch of envelopes once it is in a session's trace (a host indexes usage and activity from it). */
+  onTraceWritten?: (msgs: readonly OmniMessage[], who: TracedSessionInfo) => void;
   /** Options of another agent a subagent may run as (`run_subagent agent_id`); absent = only this agent. */
   subagentAgent?: (agentId: string) => AgentOptions | undefined;
 }
@@ -129,6 +141,7 @@ const OptionsSchema = z.object({
   clock: z.object({ now: fn('now'), sleep: fn('sleep') }).optional(),
   newSessionId: fn('() → id').optional(),
   onTraceError: fn('(err, sessionId) → void').optional(),
+  onTraceWritten: fn('(msgs, who) → void').optional(),
   subagentAgent: fn('agentId → AgentOptions').optional(),
 });
 

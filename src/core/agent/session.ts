@@ -5,7 +5,7 @@
  * besides input validation). Inputs are checked at this boundary; everything after is a message stream.
  */
 import { parseOmniMessage } from '../omnimessage/guards';
-import type { BackgroundNotice, EnvironmentInterface, ModelFactory, RunOptions, ToolCallMessage, ToolPermission, ToolReach } from '../interfaces';
+import type { BackgroundNotice, BareUsage, EnvironmentInterface, ModelFactory, RunOptions, ToolCallMessage, ToolPermission, ToolReach } from '../interfaces';
 import type { OmniMessage, SessionMetaMessage, TokenCounts } from '../omnimessage/types';
 import type { ContextEngine, EngineStatus } from '../engine/context-engine';
 import type { Compactability } from '../engine/compaction';
@@ -134,9 +134,10 @@ export class Session {
 
   /**
    * A ≤30-char title from a bare model call over `material` (default: this session's first user text);
-   * the first line of that text when the model gives nothing usable. Never throws.
+   * the first line of that text when the model gives nothing usable. Never throws. `onUsage` hears what the
+   * title request cost (it is not in the trace).
    */
-  async generateTitle(material: { user?: string; assistant?: string; signal?: AbortSignal } = {}): Promise<string> {
+  async generateTitle(material: { user?: string; assistant?: string; signal?: AbortSignal; onUsage?: (u: BareUsage) => void } = {}): Promise<string> {
     const user = material.user ?? this.firstUserText ?? '';
     const fallback = fallbackTitle(user);
     if (user.trim() === '') return fallback;
@@ -144,7 +145,8 @@ export class Session {
       this.titleModels ??= this.titleModelsOf();
       const gen = this.titleModels.bareGenerate;
       if (!gen) return fallback;
-      const raw = await gen.call(this.titleModels, titlePrompt(user, material.assistant), material.signal ? { signal: material.signal } : undefined);
+      const opts = { ...(material.signal ? { signal: material.signal } : {}), ...(material.onUsage ? { onUsage: material.onUsage } : {}) };
+      const raw = await gen.call(this.titleModels, titlePrompt(user, material.assistant), opts);
       const t = cleanTitle(typeof raw === 'string' ? raw : '');
       return t !== '' ? t : fallback;
     } catch {

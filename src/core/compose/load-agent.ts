@@ -22,6 +22,8 @@ export interface LoadAgentOptions extends LoadAgentStateOptions {
   env?: Record<string, string | undefined>;
   clock?: Clock;
   onTraceError?: (err: Error, sessionId: string) => void;
+  /** Each batch of envelopes once it is in a session's trace (AgentOptions.onTraceWritten). */
+  onTraceWritten?: AgentOptions['onTraceWritten'];
   /** Where Environment configuration warnings go (skipped tools, failed MCP servers). */
   warn?: (message: string) => void;
   /** How far tools reach (a host's isolation policy); absent = PenguinHarness's: host env, no confinement, no sandbox. */
@@ -145,6 +147,7 @@ export async function loadAgent(opts: LoadAgentOptions = {}): Promise<LoadAgentR
     },
     clock: opts.clock,
     onTraceError: opts.onTraceError,
+    onTraceWritten: opts.onTraceWritten,
   };
   const defaults = effectiveModels(state.project, env);
   if (defaults.defaultFrom === 'first-entry' || (defaults.defaultFrom === 'env' && !state.project.default_model && state.project.models.length > 0)) {

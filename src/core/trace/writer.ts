@@ -2,7 +2,8 @@
  * Append-only trace writer (engine.md §5). Appends are serialized in call order on an O_APPEND handle;
  * an envelope's line is never split across writes (lines queued meanwhile share the next write), so a
  * crash can tear at most the last line, which the next writer heals (drops the torn fragment) first. Partials and origin-tagged messages are
- * never written. I/O errors never reject: they go to `onError` (tracing is best-effort for the run).
+ * never written. I/O errors never reject: they go to `onError` (tracing is best-effort for the run);
+ * `onWritten` sees each batch of envelopes once it is on disk, so a host can index exactly what the trace holds.
  */
 import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -11,11 +12,15 @@ import type { OmniMessage } from '../omnimessage/types';
 import { listTraceFiles, traceFilePath } from './paths';
 
 /** One queued job: a line to append, or a rotation barrier. */
-type Job = { kind: 'line'; buf: Buffer; done: () => void } | { kind: 'rotate'; head: Buffer[]; done: () => void };
+type Job = { kind: 'line'; msg: OmniMessage; buf: Buffer; done: () => void } | { kind: 'rotate'; head: OmniMessage[]; done: () => void };
+
+const line = (msg: OmniMessage): Buffer => Buffer.from(JSON.stringify(msg) + '\n', 'utf8');
 
 export class TraceWriter {
   readonly sessionId: string;
   onError?: (err: Error) => void;
+  /** Envelopes that reached the disk, in trace order (never called for a failed write). */
+  onWritten?: (msgs: readonly OmniMessage[]) => void;
   private readonly dir: string;
   private fileIndex: number;
   private readonly queue: Job[] = [];
@@ -45,14 +50,12 @@ export class TraceWriter {
   /** Resolves once this envelope's line is on disk (or its write failed and was reported). */
   append(msg: OmniMessage): Promise<void> {
     if (!isTraceable(msg)) return this.flush();
-    const buf = Buffer.from(JSON.stringify(msg) + '\n', 'utf8');
-    return new Promise((done) => this.enqueue({ kind: 'line', buf, done }));
+    return new Promise((done) => this.enqueue({ kind: 'line', msg, buf: line(msg), done }));
   }
 
   /** Later appends go to the next file, which starts with `head` (session_meta + tool_list_ready). */
   rotate(head: OmniMessage[]): Promise<void> {
-    const lines = head.filter(isTraceable).map((m) => Buffer.from(JSON.stringify(m) + '\n', 'utf8'));
-    return new Promise((done) => this.enqueue({ kind: 'rotate', head: lines, done }));
+    return new Promise((done) => this.enqueue({ kind: 'rotate', head: head.filter(isTraceable), done }));
   }
 
   /** Resolves when every queued append is on disk. */
@@ -89,26 +92,40 @@ export class TraceWriter {
       const job = this.queue[0];
       if (job.kind === 'rotate') {
         this.queue.shift();
-        await this.guard(async () => {
+        const ok = await this.guard(async () => {
           await this.closeHandle();
           this.fileIndex += 1;
-          if (job.head.length) await this.writeAll(Buffer.concat(job.head));
+          if (job.head.length) await this.writeAll(Buffer.concat(job.head.map(line)));
         });
+        if (ok && job.head.length) this.written(job.head);
         job.done();
         continue;
       }
       const batch: Extract<Job, { kind: 'line' }>[] = [];
       while (this.queue.length > 0 && this.queue[0].kind === 'line') batch.push(this.queue.shift() as Extract<Job, { kind: 'line' }>);
-      await this.guard(() => this.writeAll(batch.length === 1 ? batch[0].buf : Buffer.concat(batch.map((j) => j.buf))));
+      const ok = await this.guard(() => this.writeAll(batch.length === 1 ? batch[0].buf : Buffer.concat(batch.map((j) => j.buf))));
+      if (ok) this.written(batch.map((j) => j.msg));
       for (const j of batch) j.done();
     }
   }
 
-  private async guard(work: () => Promise<void>): Promise<void> {
+  /** True when the work succeeded; a failure is reported to `onError`. */
+  private async guard(work: () => Promise<void>): Promise<boolean> {
     try {
       await work();
+      return true;
     } catch (e) {
       await this.closeHandle();
+      this.onError?.(e instanceof Error ? e : new Error(String(e)));
+      return false;
+    }
+  }
+
+  /** An observer's mistake must not stop the trace. */
+  private written(msgs: readonly OmniMessage[]): void {
+    try {
+      this.onWritten?.(msgs);
+    } catch (e) {
       this.onError?.(e instanceof Error ? e : new Error(String(e)));
     }
   }

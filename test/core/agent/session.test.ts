@@ -164,4 +164,16 @@ describe('Agent / Session', () => {
     expect(types(msgs)[0]).toBe('tool_list_ready');
     await s2.dispose();
   });
+
+  test('createSession takes an id the host reserved while it has no traces, and refuses one that has', async () => {
+    const r = await agentRig(dirs, { scripts: [new ScriptedModels([turn.text('a')]), new ScriptedModels([turn.text('b')])] });
+    const id = 'session-2026-01-01-00-00-00-0000abcd';
+    const s = await r.agent.createSession({ sessionId: id });
+    expect(s.id).toBe(id);
+    expect(s.meta.payload.session_id).toBe(id);
+    await collect(s.run([user('x')]));
+    await s.dispose();
+    await expect(r.agent.createSession({ sessionId: id })).rejects.toThrow(`session ${id} already has traces; resume it instead`);
+    await expect(r.agent.createSession({ sessionId: 'nope' })).rejects.toThrow('createSession: sessionId is not a valid session id: "nope"');
+  });
 });

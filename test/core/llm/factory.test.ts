@@ -1,7 +1,7 @@
 /**
  * createModelFactory and the bare one-shot call against the fake server: models share the Session allocator and
  * carry Session token totals across rebuilds; the entry's max_tokens wins; bareGenerate sends no tools, no system
- * prompt, 300 tokens, and returns '' on any failure.
+ * prompt, 300 tokens, returns '' on any failure, and reports what each call cost.
  */
 import * as b from '../../../src/core/omnimessage/builders';
 import { createModelFactory } from '../../../src/core/llm/factory';
@@ -73,5 +73,17 @@ describe('bareGenerate', () => {
     // every gap is shorter than the limit, the whole reply is longer
     server.enqueue(turn({ text: 'a rather slow reply', size: 2 }, { chunkDelayMs: 60 }));
     expect(await f.bareGenerate('x', { timeoutMs: 250 })).toBe('');
+  });
+
+  test('tells onUsage once what the request cost, or how it ended', async () => {
+    const f = createModelFactory({ entry: entry(), env });
+    const heard: unknown[] = [];
+    server.enqueue(turn({ text: 'A title', usage: { prompt_tokens: 12, completion_tokens: 3 } }), httpError(500));
+    await f.bareGenerate('x', { onUsage: (u) => heard.push(u) });
+    await f.bareGenerate('x', { onUsage: (u) => heard.push(u) });
+    expect(heard).toEqual([
+      { timestamp: expect.any(String), status: 'completed', counts: { cache_read: 0, cache_write: 12, output: 3, total: 15 } },
+      { timestamp: expect.any(String), status: 'timeout' },
+    ]);
   });
 });

@@ -124,6 +124,27 @@ describe('TraceWriter', () => {
     await expect(w.append(meta(id))).resolves.toBeUndefined();
     expect(errors).toHaveLength(1);
   });
+
+  it('tells onWritten what reached the disk, in trace order, and never what failed', async () => {
+    const id = newSessionId();
+    const w = new TraceWriter({ tracesDir: root, sessionId: id });
+    const seen: string[] = [];
+    w.onWritten = (msgs) => seen.push(...msgs.map(kind));
+    const first = meta(id);
+    void w.append(first);
+    void w.append(b.userText('queued together'));
+    await w.append(b.partialText('start', ''));
+    await w.rotate([meta(id), b.toolListReady([])]);
+    await w.append(b.assistantText('after rotation'));
+    expect(seen).toEqual(['session_meta', 'text', 'session_meta', 'tool_list_ready', 'text']);
+    const blocked = new TraceWriter({ tracesDir: join(root, 'file-not-dir'), sessionId: id });
+    await writeFile(join(root, 'file-not-dir'), 'x');
+    blocked.onError = () => undefined;
+    const none: unknown[] = [];
+    blocked.onWritten = (msgs) => none.push(...msgs);
+    await blocked.append(meta(id));
+    expect(none).toEqual([]);
+  });
 });
 
 describe('trace reader', () => {
