@@ -5,6 +5,7 @@
  * Helpers read the chat as a user sees it: the bot's replies split into status header and answer.
  * `close()` kills every gateway process, stops both fakes and removes the temp dir, even after a failure.
  */
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +14,7 @@ import { FakeOpenAIServer, turn } from '../fakes/openai-server';
 import { isInlineKeyboard } from '../fakes/telegram-markup';
 import type { MessageView } from '../fakes/telegram-store';
 import { FakeTelegramServer, type FakeTelegramOptions } from '../fakes/telegram-server';
-import { killAllGateways, spawnGateway, type GatewayProcess } from './gateway-process';
+import { GATEWAY_CLI, killAllGateways, spawnGateway, type GatewayProcess } from './gateway-process';
 
 export const ADMIN_TOKEN = 'e2e-admin-token-0123456789abcdef';
 export const MODEL_KEY = 'sk-e2e';
@@ -54,6 +55,8 @@ export interface World {
   start(): Promise<GatewayProcess>;
   /** An admin API call; resolves with the status and the parsed JSON body. */
   admin(path: string, init?: { method?: string; body?: unknown }): Promise<{ status: number; body: any }>;
+  /** Runs another CLI command (e.g. `pairing approve`) as its own process, with the gateway's environment. */
+  cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }>;
   close(): Promise<void>;
 }
 
@@ -116,6 +119,13 @@ export async function openWorld(o: WorldOptions = {}): Promise<World> {
         });
         const text = await res.text();
         return { status: res.status, body: text ? JSON.parse(text) : undefined };
+      },
+      cli(args) {
+        return new Promise((done) => {
+          execFile(process.execPath, [GATEWAY_CLI, ...args], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, ...env }, cwd: dir }, (err, stdout, stderr) => {
+            done({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr });
+          });
+        });
       },
       async close() {
         if (closed) return;

@@ -407,6 +407,21 @@ describe('Telegram end to end (real gateway process)', () => {
     expect(JSON.stringify(tooled(wd)[0].body.messages)).not.toContain('hello?');
   });
 
+  it('tells a user approved from the CLI while the gateway runs, through the database', async () => {
+    const wd = await world({ env: { PENGUIN_DM_POLICY: '', PENGUIN_ALLOW_USERS: '' } });
+    const stranger = 5151;
+    wd.tg.injectMessage({ chat: stranger, text: 'hello?' });
+    const offer = await wd.tg.waitFor(() => wd.tg.botMessages(stranger).find((m) => m.text?.includes('pairing code')), 5000, 'pairing code');
+    const code = /pairing code (\S+)/.exec(offer.text!)![1];
+    expect(offer.text).not.toMatch(/dashboard/i);
+    const approved = await wd.cli(['pairing', 'approve', code]);
+    expect(approved).toMatchObject({ code: 0, stdout: expect.stringContaining(`approved ${code}`) });
+    await wd.tg.waitFor(() => wd.tg.botMessages(stranger).find((m) => m.text?.startsWith('✅ You are approved')), 8000, 'approval notice');
+    // Told once, however many polls pass.
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(wd.tg.botMessages(stranger).filter((m) => m.text?.startsWith('✅'))).toHaveLength(1);
+  });
+
   it('sends an inbound photo to a vision model as an image part and a document as an attached-file line', async () => {
     const wd = await world();
     const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0xff, 0xd9]);

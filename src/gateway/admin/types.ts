@@ -37,7 +37,7 @@ export interface AdminRuntime {
   health(): RuntimeHealth;
   /** Decides a pending approval as `actor` (a `platform:user_id`); the runtime answers the tool call and edits its card. */
   decideApproval(id: string, decision: 'allow' | 'deny', actor: string): Promise<DecideApprovalResult>;
-  /** Called after the admin API decided a pairing request (the store already holds the decision). */
+  /** The admin API wrote a pairing decision: tell the person now rather than at the next poll. */
   pairingDecided(row: PairingRow): Promise<void>;
 }
 

@@ -4,7 +4,7 @@
  * with exit code 1 before it opens the database or touches the data root.
  */
 import { formatConfigErrors, loadGatewayConfig, type GatewayConfig } from '../config';
-import { openSqliteStore, StoreError, type SqliteStore } from '../store';
+import { describeRebuild, openGatewayStore, StoreError, type GatewayStoreHandle } from '../store';
 import type { CliArgs } from './args';
 import { EXIT_FAILED, line, type CliIO } from './io';
 
@@ -16,11 +16,19 @@ export function loadConfigForCli(args: Pick<CliArgs, 'config'>, io: CliIO): Gate
   return undefined;
 }
 
-/** Opens (and migrates) the store, runs `fn`, closes it; a store error is printed and gives exit code 1. */
-export async function withStore(config: GatewayConfig, io: CliIO, fn: (store: SqliteStore) => Promise<number>): Promise<number> {
-  let store: SqliteStore;
+/**
+ * Opens (and migrates) the store, runs `fn`, closes it; a store error is printed and gives exit code 1.
+ * A missing or unreadable database is rebuilt from the files first (said on stderr), unless `rebuild: false`.
+ */
+export async function withStore(
+  config: GatewayConfig,
+  io: CliIO,
+  fn: (h: GatewayStoreHandle) => Promise<number>,
+  o: { rebuild?: boolean } = {},
+): Promise<number> {
+  let h: GatewayStoreHandle;
   try {
-    store = openSqliteStore(config.db_path);
+    h = await openGatewayStore({ dbPath: config.db_path, home: config.home, ...(o.rebuild === false ? { rebuild: false } : {}) });
   } catch (e) {
     if (e instanceof StoreError) {
       line(io.stderr, `penguin-gateway: ${e.message}`);
@@ -28,9 +36,10 @@ export async function withStore(config: GatewayConfig, io: CliIO, fn: (store: Sq
     }
     throw e;
   }
+  if (h.rebuilt) line(io.stderr, `penguin-gateway: ${describeRebuild(h.rebuilt, config.db_path)}`);
   try {
-    return await fn(store);
+    return await fn(h);
   } finally {
-    await store.close();
+    await h.index.close();
   }
 }

@@ -10,10 +10,10 @@ export async function migrateCommand(args: CliArgs, io: CliIO): Promise<number> 
   expectNoMore(args);
   const config = loadConfigForCli(args, io);
   if (!config) return EXIT_FAILED;
-  return withStore(config, io, async (store) => {
-    const m = store.migration;
-    if (m.applied.length === 0) line(io.stdout, `${store.path}: schema version ${m.to}, up to date`);
-    else line(io.stdout, `${store.path}: migrated schema version ${m.from} → ${m.to} (applied ${m.applied.join(', ')})`);
+  return withStore(config, io, async ({ index }) => {
+    const m = index.migration;
+    if (m.applied.length === 0) line(io.stdout, `${index.path}: schema version ${m.to}, up to date`);
+    else line(io.stdout, `${index.path}: migrated schema version ${m.from} → ${m.to} (applied ${m.applied.join(', ')})`);
     return EXIT_OK;
   });
 }

@@ -1,8 +1,8 @@
 /**
  * `penguin-gateway pairing approve|deny <code>` and `pairing list [--all]`: the operator's side of DM
- * pairing without the dashboard. Approving allowlists the user at once (the running gateway sees it on
- * the user's next message). A malformed code is a usage error (2); unknown, expired or already decided
- * codes fail with exit code 1.
+ * pairing without the dashboard. The decision goes to the store (approving allowlists the user at once);
+ * the running gateway tells the person within seconds (PairingNotifier). A malformed code is a usage error
+ * (2); unknown, expired or already decided codes fail with exit code 1.
  */
 import { decidePairingCode, normalizePairingCode, PAIRING_CODE_EXPECTED } from '../admin/pairing';
 import type { PairingRow } from '../store';
@@ -22,14 +22,15 @@ export async function pairingCommand(args: CliArgs, io: CliIO): Promise<number> 
     if (!normalizePairingCode(code)) throw new UsageError(`code: expected ${PAIRING_CODE_EXPECTED}, found ${JSON.stringify(code)}`);
     const config = loadConfigForCli(args, io);
     if (!config) return EXIT_FAILED;
-    return withStore(config, io, async (store) => {
+    return withStore(config, io, async ({ store }) => {
       const out = await decidePairingCode(store, code, sub === 'approve' ? 'approved' : 'denied', null);
       if (!out.ok) {
         line(io.stderr, `penguin-gateway: ${out.message}`);
         return EXIT_FAILED;
       }
-      if (sub === 'approve') line(io.stdout, `✓ approved ${out.row.code}: ${who(out.row)} is on the allowlist and may talk to the bot.`);
-      else line(io.stdout, `✓ denied ${out.row.code}: ${who(out.row)} stays blocked.`);
+      const told = 'The running gateway tells them within a few seconds (or when it next starts).';
+      if (sub === 'approve') line(io.stdout, `✓ approved ${out.row.code}: ${who(out.row)} is on the allowlist and may talk to the bot. ${told}`);
+      else line(io.stdout, `✓ denied ${out.row.code}: ${who(out.row)} stays blocked. ${told}`);
       return EXIT_OK;
     });
   }
@@ -37,7 +38,7 @@ export async function pairingCommand(args: CliArgs, io: CliIO): Promise<number> 
     expectNoMore(args, 1);
     const config = loadConfigForCli(args, io);
     if (!config) return EXIT_FAILED;
-    return withStore(config, io, async (store) => {
+    return withStore(config, io, async ({ store }) => {
       const rows = await store.listPairings(args.all ? { limit: 1000 } : { state: 'pending', limit: 1000 });
       if (rows.length === 0) {
         line(io.stdout, args.all ? 'No pairing requests.' : 'No pending pairing requests.');

@@ -1,9 +1,9 @@
 /**
- * `penguin-gateway reindex`: rebuilds the session and usage index in gateway.db from the trace files
- * under PENGUIN_HOME (traces are the truth; running it twice gives the same index) and prints what it
- * found. Unreadable traces are listed as warnings; the command still succeeds.
+ * `penguin-gateway reindex`: rebuilds the index in gateway.db from the files under PENGUIN_HOME (the traces
+ * and the gateway journal; running it twice gives the same index) and prints what it found. Unreadable
+ * traces or journal lines are listed as warnings; the command still succeeds.
  */
-import { reindexFromTraces } from '../store';
+import { reindexFromFiles } from '../store';
 import { expectNoMore, type CliArgs } from './args';
 import { loadConfigForCli, withStore } from './config';
 import { EXIT_FAILED, EXIT_OK, line, type CliIO } from './io';
@@ -12,14 +12,15 @@ export async function reindexCommand(args: CliArgs, io: CliIO): Promise<number> 
   expectNoMore(args);
   const config = loadConfigForCli(args, io);
   if (!config) return EXIT_FAILED;
-  return withStore(config, io, async (store) => {
-    const r = await reindexFromTraces(store, { home: config.home });
+  return withStore(config, io, async ({ index }) => {
+    const r = await reindexFromFiles(index, { home: config.home });
     const sub = r.subagentSessions > 0 ? ` (${r.subagentSessions} of them subagent sessions)` : '';
-    line(io.stdout, `Reindexed ${config.home}: ${r.sessions} session${r.sessions === 1 ? '' : 's'}${sub}, ${r.usageRows} usage row${r.usageRows === 1 ? '' : 's'}.`);
+    const journal = r.journalEntries > 0 ? `, ${r.journalEntries} journal entr${r.journalEntries === 1 ? 'y' : 'ies'}` : '';
+    line(io.stdout, `Reindexed ${config.home}: ${r.sessions} session${r.sessions === 1 ? '' : 's'}${sub}, ${r.usageRows} usage row${r.usageRows === 1 ? '' : 's'}${journal}.`);
     if (r.problems.length > 0) {
-      line(io.stdout, `${r.problems.length} trace problem${r.problems.length === 1 ? '' : 's'} (those records were skipped):`);
+      line(io.stdout, `${r.problems.length} problem${r.problems.length === 1 ? '' : 's'} (those records were skipped):`);
       for (const p of r.problems) line(io.stdout, `  ! ${p.message}`);
     }
     return EXIT_OK;
-  });
+  }, { rebuild: false });
 }

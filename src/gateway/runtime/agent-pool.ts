@@ -5,7 +5,7 @@
  * cached as an error with the state layer's precise messages until `invalidate()`, so a broken agent
  * answers quickly.
  */
-import { loadAgent, type LoadAgentResult, type ToolIsolation } from '../../core/compose';
+import { loadAgent, type LoadAgentOptions, type LoadAgentResult, type ToolIsolation } from '../../core/compose';
 import type { Clock } from '../../core/engine/clock';
 
 /** The isolation of every agent, minus what a route decides (network). */
@@ -21,6 +21,8 @@ export interface AgentPoolOptions {
   isolation?: PoolIsolation;
   clock?: Clock;
   onTraceError?: (err: Error, sessionId: string) => void;
+  /** The trace observer of one agent's sessions (the gateway's TraceLedger). */
+  traceObserver?: (projectId: string, agentId: string) => LoadAgentOptions['onTraceWritten'];
   warn?: (message: string) => void;
   /** Each successful load (the gateway learns the agent's secrets from it, for redaction). */
   onLoaded?: (loaded: Extract<LoadAgentResult, { ok: true }>) => void;
@@ -38,6 +40,7 @@ export class AgentPool {
     if (!p) {
       p = loadAgent({
         home: this.opts.home, projectId, agentId, env: this.opts.env, clock: this.opts.clock, onTraceError: this.opts.onTraceError, warn: this.opts.warn,
+        onTraceWritten: this.opts.traceObserver?.(projectId, agentId),
         ...(this.opts.isolation ? { isolation: this.isolationFor(this.opts.isolation, network) } : {}),
       }).then((r) => {
         if (r.ok) this.opts.onLoaded?.(r);

@@ -18,7 +18,13 @@ import { ensureAdminToken } from '../admin/token';
 import type { AdminRuntime } from '../admin/types';
 import type { GatewayConfig } from '../config';
 import type { Logger } from '../logger';
-import { openSqliteStore, type GatewayStore } from '../store';
+import { describeRebuild, openGatewayStore, type GatewayStore } from '../store';
+import type { Clock as EngineClock } from '../../core/engine/clock';
+import { PairingNotifier } from './pairing-notifier';
+import { TraceLedger } from './trace-ledger';
+
+/** Decisions written by another process reach their people within this. */
+const PAIRING_POLL_MS = 2000;
 import { AdapterBoard } from './adapter-board';
 import { AgentPool } from './agent-pool';
 import { warmAgents } from './agent-warmup';
@@ -45,6 +51,10 @@ export interface GatewayOptions {
   clock?: Clock;
   /** Shared with the logger (main.ts) so log lines are masked too; one is made when absent. */
   redactor?: SecretRedactor;
+  /** How often pairing decisions made elsewhere (the CLI) are looked for; default 2000 ms. */
+  pairingPollMs?: number;
+  /** The engine's time (its reconnect waits); the system clock when absent. */
+  engineClock?: EngineClock;
 }
 
 export interface GatewayHandle {
@@ -77,7 +87,9 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
   const { config, env, logger } = o;
   const clock = o.clock ?? systemClock;
   await ensurePrivateDir(config.home, logger);
-  const store = openSqliteStore(config.db_path);
+  const opened = await openGatewayStore({ dbPath: config.db_path, home: config.home });
+  if (opened.rebuilt) logger.warn({ reason: opened.rebuilt.reason, problems: opened.rebuilt.report.problems.slice(0, 20) }, describeRebuild(opened.rebuilt, config.db_path));
+  const store = opened.store;
   const admin = await ensureAdminToken(store, env, o.stdout, config.home);
   const metrics = new GatewayMetrics({ processMetrics: true });
   const governor = new RateGovernor(clock);
@@ -86,8 +98,11 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
   const outbox = new Outbox({ governor, clock, logger, redactor });
   const tools = await resolveToolIsolation(config);
   logger[tools.notice.level]({ sandbox: tools.isolation.sandbox.kind }, tools.notice.message);
+  const ledger = new TraceLedger({ store, logger, metrics });
   const pool = new AgentPool({
     home: config.home, env, isolation: tools.isolation, warn: (m) => logger.warn(m), onTraceError: (err, sessionId) => logger.error({ err, sessionId }, 'trace write failed'),
+    traceObserver: (project, agent) => ledger.observer(project, agent),
+    ...(o.engineClock ? { clock: o.engineClock } : {}),
     onLoaded: ({ state }) => redactor.add([...Object.values(state.vault), ...state.project.models.map((m) => m.api_key)]),
   });
   const broker = new ApprovalBroker({ store, outbox, clock, logger, metrics, timeoutMs: config.approvals.timeout_ms });
@@ -98,6 +113,11 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
   metrics.watchAdapters(() => board.list());
   const adapterFor = (p: string) => bindings.find((x) => x.adapter.platform === p)?.adapter;
   let accepting = false;
+  const notifier = new PairingNotifier({
+    store, clock, logger, intervalMs: o.pairingPollMs ?? PAIRING_POLL_MS,
+    runs: (p) => adapterFor(p) !== undefined,
+    tell: (row) => inbound.pairingDecided(row),
+  });
   const inbound = new GatewayInbound({ config, store, manager, broker, outbox, clock, logger, metrics, adapterFor, onInbound: (p, at) => board.touch(p, at) });
   const runtime: AdminRuntime = {
     health: () => ({ accepting, adapters: board.list() }),
@@ -106,7 +126,7 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
       if (r.ok) return r;
       return r.code === 'not_allowed' ? { ok: false, code: 'not_found', message: r.message } : { ok: false, code: r.code, message: r.message };
     },
-    pairingDecided: (row) => inbound.pairingDecided(row),
+    pairingDecided: () => notifier.poke(),
   };
   bindings.push(...(await o.platforms({ store, logger })).map((b) => ({ ...b, adapter: meterAdapter(b.adapter, metrics, clock) })));
   const listener = await listen(bindings, createAdminApp({ config, store, metrics, runtime, logger, pricing: prices.lookup, redactor, logRequests: false }), config, logger).catch(async (err: unknown) => {
@@ -123,6 +143,7 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
     warmAgents(config, pool, prices, logger).catch((err: unknown) => logger.warn({ err }, 'agent warm-up failed')),
   ];
   manager.startEviction();
+  notifier.start();
   accepting = true;
 
   let stopping: Promise<void> | undefined;
@@ -131,11 +152,13 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
       accepting = false;
       await withinGrace(config.shutdown.grace_ms, async () => {
         await manager.shutdown(reason);
+        await notifier.stop();
         await broker.close();
         await Promise.all(background);
       });
       await Promise.all(bindings.map((b) => b.adapter.stop().catch((err: unknown) => logger.warn({ err }, 'adapter stop failed'))));
       await listener.close();
+      await ledger.settled();
       await store.close();
       logger.info('gateway stopped');
     })();

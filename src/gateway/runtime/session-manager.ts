@@ -218,6 +218,8 @@ export class SessionManager {
       e.queue = [];
       return this.abortTask(e, reason);
     }));
+    // A title on its way is the session's name in every list: let it land before the sessions go.
+    await this.runner.titlesSettled();
     await Promise.all([...this.entries.values()].map((e) => this.evict(e)));
   }
 

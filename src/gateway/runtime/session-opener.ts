@@ -57,7 +57,11 @@ export class SessionOpener {
     if (bound) {
       const resumed = await agent.resumeSession(bound);
       if (resumed.ok) session = resumed.session;
-      else this.o.logger.warn({ sessionId: bound, error: resumed.error }, 'bound session could not be resumed; starting a new one');
+      else if (resumed.error.code === 'not_found' && (await this.sameAgent(bound, conv))) {
+        // Opened (a /mode, a first message cut off) but never traced: it starts now under its own id, keeping its row.
+        const workspace = await this.workspaceFor(conv, state.paths.workspacesDir);
+        session = await agent.createSession({ sessionId: bound, ...(workspace ? { workspace } : {}) });
+      } else this.o.logger.warn({ sessionId: bound, error: resumed.error }, 'bound session could not be resumed; starting a new one');
     }
     if (!session) {
       const workspace = await this.workspaceFor(conv, state.paths.workspacesDir);
@@ -87,6 +91,11 @@ export class SessionOpener {
       lastUser: user ?? { id: 'unknown' },
       unsubscribeNotices: () => undefined,
     };
+  }
+
+  private async sameAgent(sessionId: string, conv: Conversation): Promise<boolean> {
+    const row = await this.o.store.getSession(sessionId);
+    return row !== undefined && row.project_id === conv.route.project && row.agent_id === conv.route.agent;
   }
 
   private async workspaceFor(conv: Conversation, agentWorkspaces: string): Promise<string | undefined> {

@@ -1,8 +1,9 @@
 /**
  * TaskRunner: one Task of a conversation's session, end to end (gateway.md §4, §5, §7). It renders the
- * live reply (typing renewed at the adapter's pace), answers tool calls through the approval broker,
- * records every usage row, keeps the session row's status, and after the first reply asks the model for a
- * title. An exception inside the gateway ends the Task with an abort the user can read, never a crash.
+ * live reply (typing renewed at the adapter's pace), answers tool calls through the approval broker, keeps
+ * the session row's status, and after the first reply asks the model for a title (whose usage it records:
+ * the trace-derived rows are the TraceLedger's). An exception inside the gateway ends the Task with an
+ * abort the user can read, never a crash.
  */
 import { encodeActionPayload } from '../../adapters/contract/action-payload';
 import type { Clock } from '../../adapters/contract/clock';
@@ -11,11 +12,11 @@ import { answerText, type Pricing, type RateGovernor, type SecretRedactor } from
 import { fallbackTitle } from '../../core/agent/title';
 import * as b from '../../core/omnimessage/builders';
 import { isPayload } from '../../core/omnimessage/guards';
+import type { BareUsage } from '../../core/interfaces';
 import type { OmniMessage } from '../../core/omnimessage/types';
 import type { Logger } from 'pino';
 import type { GatewayMetrics } from '../admin/metrics';
 import type { GatewayStore } from '../store';
-import { usageRowFromMessage } from '../store';
 import type { ApprovalBroker } from './approval-broker';
 import type { Entry, RunningTask } from './conversation';
 import { ReplyRenderer } from './reply-renderer';
@@ -39,7 +40,14 @@ export interface TaskRunnerOptions {
 }
 
 export class TaskRunner {
+  private readonly titling = new Set<Promise<void>>();
+
   constructor(private readonly o: TaskRunnerOptions) {}
+
+  /** Resolves when every title request started so far is answered and written (shutdown waits for them). */
+  async titlesSettled(): Promise<void> {
+    await Promise.all([...this.titling]);
+  }
 
   /** `typingSent`: the inbound handler already showed "typing…" for this message. */
   async run(entry: Entry, running: RunningTask, input: OmniMessage[], user: ChatUser, typingSent: boolean): Promise<void> {
@@ -82,15 +90,18 @@ export class TaskRunner {
       signal: running.abort.signal,
     });
     this.o.metrics?.taskStarted(platform);
-    await this.o.store.updateSession(session.id, { status: 'running', last_active_at: started });
-    const needsTitle = await this.fallbackTitle(entry, input);
+    await this.o.store.updateSession(session.id, { status: 'running' });
+    // The first-line title is written alongside the run, never in front of it: a message sent meanwhile must find the run started, to steer into it.
+    const titling = this.fallbackTitle(entry, input).catch((err: unknown) => {
+      this.o.logger.warn({ err }, 'title not recorded');
+      return undefined;
+    });
     let status = 'completed';
     try {
       for await (const msg of session.run(input, { approve, signal: running.abort.signal })) {
         renderer.push(msg);
         if (msg.type !== 'session_meta' && msg.payload.type === 'abort') status = 'aborted';
         if (isPayload(msg, 'request_end') && msg.payload.status === 'auth') status = 'auth';
-        await this.recordUsage(entry, msg);
       }
     } catch (err) {
       status = 'failed';
@@ -99,28 +110,16 @@ export class TaskRunner {
     } finally {
       typing.stop();
       await renderer.finish({ interrupted: this.o.closing() && status === 'aborted' });
-      await this.o.store.updateSession(session.id, { status: 'idle', last_active_at: this.o.clock.now() }).catch(() => undefined);
+      await this.o.store.updateSession(session.id, { status: 'idle' }).catch(() => undefined);
       this.o.metrics?.taskFinished(platform, status, this.o.clock.now() - started);
     }
     // The model's title comes after the first reply, so it never competes with the first token.
-    if (needsTitle !== undefined) void this.modelTitle(entry, needsTitle, renderer);
-  }
-
-  private async recordUsage(entry: Entry, msg: OmniMessage): Promise<void> {
-    const row = usageRowFromMessage(msg, {
-      project_id: entry.route.project,
-      agent_id: entry.route.agent,
-      session_id: entry.session.id,
-      origin_session_id: msg.origin?.at(-1) ?? null,
-      route: entry.route.name,
-      platform: entry.adapter.platform,
-      provider: entry.session.model.provider,
-      model_id: entry.session.model.modelId,
-    });
-    if (!row) return;
-    if (isPayload(msg, 'request_end')) this.o.metrics?.modelRequest(msg.payload.status);
-    else this.o.metrics?.modelRequest('completed');
-    await this.o.store.recordUsage(row).catch((err) => this.o.logger.warn({ err }, 'usage row not recorded'));
+    const needsTitle = await titling;
+    if (needsTitle !== undefined) {
+      const p = this.modelTitle(entry, needsTitle, renderer).catch((err: unknown) => this.o.logger.warn({ err }, 'title not recorded'));
+      this.titling.add(p);
+      void p.finally(() => this.titling.delete(p));
+    }
   }
 
   /** At the first Task: the first line as the title; returns the user text when a model title should follow. */
@@ -135,8 +134,30 @@ export class TaskRunner {
 
   private async modelTitle(entry: Entry, user: string, renderer: ReplyRenderer): Promise<void> {
     const assistant = answerText(renderer.liveView);
-    const generated = await entry.session.generateTitle({ user, assistant });
+    const generated = await entry.session.generateTitle({ user, assistant, onUsage: (u) => void this.recordTitleUsage(entry, u) });
     const title = generated && (this.o.redactor?.redact(generated) ?? generated);
     if (title) await this.o.store.updateSession(entry.session.id, { title }).catch(() => undefined);
+  }
+
+  /** A title request is billed like any other but is in no trace: the row goes to the journal as well. */
+  private async recordTitleUsage(entry: Entry, u: BareUsage): Promise<void> {
+    const ts = Date.parse(u.timestamp);
+    this.o.metrics?.modelRequest(u.status);
+    await this.o.store
+      .recordUsage({
+        ts,
+        project_id: entry.route.project,
+        agent_id: entry.route.agent,
+        session_id: entry.session.id,
+        origin_session_id: null,
+        route: entry.route.name,
+        platform: entry.adapter.platform,
+        provider: entry.session.model.provider,
+        model_id: entry.session.model.modelId,
+        ...(u.counts ? { counts: u.counts } : {}),
+        status: u.status,
+        untraced: true,
+      })
+      .catch((err: unknown) => this.o.logger.warn({ err }, 'title usage row not recorded'));
   }
 }

@@ -1,6 +1,7 @@
 /**
  * The gateway store: the `GatewayStore` interface (what the runtime, admin API and CLI program against),
- * its SQLite implementation (`openSqliteStore`), query-time cost, usage-row extraction and reindex.
+ * its SQLite implementation (`openSqliteStore`), the journal that keeps what no trace holds (`journaled`),
+ * query-time cost, usage-row extraction and reindex.
  */
 export type * from './types';
 export { StoreError, type StoreErrorCode } from './errors';
@@ -9,6 +10,10 @@ export { migrate, currentSchemaVersion, type MigrationReport } from './sqlite/mi
 export { MIGRATIONS, type Migration } from './migrations';
 export { costOf, costUsage, usageReport, type PricingRates, type PricingLookup, type CostedUsage } from './cost';
 export { usageRowFromMessage, type UsageAttribution } from './usage-rows';
-export { reindexFromTraces, type ReindexReport } from './reindex';
+export { reindexFromFiles, type ReindexReport } from './reindex';
+export { journaled } from './journal/journaled-store';
+export { openGatewayStore, describeRebuild, type GatewayStoreHandle, type Rebuilt } from './open-gateway-store';
+export { JournalFile, journalPath, JOURNAL_FILE, type JournalRead } from './journal/journal-file';
+export type { JournalEntry } from './journal/entries';
 export { newApprovalId, newPairingCode, hashAdminToken, APPROVAL_ID_RE, PAIRING_CODE_RE } from './ids';
 export { localDate } from './sqlite/sql';

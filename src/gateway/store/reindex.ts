@@ -1,15 +1,18 @@
 /**
- * `reindexFromTraces(store, {home})`: rebuilds session rows and usage rows from the trace files under
- * `<home>/<project>/agents/<agent>/traces` (the CLI's `reindex`). Traces are the truth, so running it
- * twice gives the same index. Subagent sessions are found through their parents' `subagent` events: their
- * usage is attributed to the top-level session with `origin_session_id` naming the subagent, exactly as
- * the live recorder does. Unreadable files are reported, never thrown.
+ * `reindexFromFiles(index, {home})`: rebuilds the index from the files (the CLI's `reindex`, and the start
+ * of a gateway whose database is missing or corrupt): session and usage rows from the traces under
+ * `<home>/<project>/agents/<agent>/traces`, then the gateway journal replayed in order (bindings, routes,
+ * titles, modes, title-call usage, pairing, allowlist, admin tokens). Subagent usage goes to the top-level
+ * session with `origin_session_id`, as the live recorder does. Running it twice gives the same index.
+ * `index` must be the bare store (not journaled). Unreadable files and lines are reported, never thrown.
  */
 import type { Dirent } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isPayload } from '../../core/omnimessage/guards';
 import { listSessionIds, readAllTraces, tracesDir } from '../../core/trace';
+import type { JournalEntry } from './journal/entries';
+import { JournalFile, journalPath } from './journal/journal-file';
 import type { GatewayStore, UsageInput } from './types';
 import { usageRowFromMessage } from './usage-rows';
 
@@ -17,7 +20,9 @@ export interface ReindexReport {
   sessions: number;
   subagentSessions: number;
   usageRows: number;
-  /** Trace files or sessions that could not be read, with why. */
+  /** Journal entries replayed. */
+  journalEntries: number;
+  /** Trace files, journal lines or sessions that could not be read or applied, with why. */
   problems: { path?: string; message: string }[];
 }
 
@@ -42,11 +47,11 @@ async function subdirs(dir: string): Promise<string[]> {
   return entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
 }
 
-export async function reindexFromTraces(store: GatewayStore, opts: { home: string }): Promise<ReindexReport> {
-  const report: ReindexReport = { sessions: 0, subagentSessions: 0, usageRows: 0, problems: [] };
+export async function reindexFromFiles(store: GatewayStore, opts: { home: string; now?: () => number }): Promise<ReindexReport> {
+  const report: ReindexReport = { sessions: 0, subagentSessions: 0, usageRows: 0, journalEntries: 0, problems: [] };
   const scanned = new Map<string, ScannedSession>();
 
-  for (const project of await subdirs(opts.home)) {
+  for (const project of (await subdirs(opts.home)).filter((d) => !d.startsWith('.'))) {
     for (const agent of await subdirs(join(opts.home, project, 'agents'))) {
       const dir = tracesDir(opts.home, project, agent);
       for (const id of await listSessionIds(dir)) {
@@ -92,8 +97,16 @@ export async function reindexFromTraces(store: GatewayStore, opts: { home: strin
     if (parent) report.subagentSessions++;
   }
 
+  const journal = await new JournalFile(journalPath(opts.home)).read();
+  report.problems.push(...journal.problems);
+  const replayed = await replayJournal(store, journal.entries, report);
+
   const rowsByTop = new Map<string, UsageInput[]>();
   for (const s of scanned.values()) if (!parentOf.has(s.id)) rowsByTop.set(s.id, []);
+  for (const u of replayed.usage) {
+    if (!rowsByTop.has(u.session_id)) rowsByTop.set(u.session_id, []);
+    rowsByTop.get(u.session_id)!.push(u);
+  }
   for (const s of scanned.values()) {
     const top = scanned.get(topOf(s.id))!;
     const row = await store.getSession(top.id);
@@ -116,5 +129,63 @@ export async function reindexFromTraces(store: GatewayStore, opts: { home: strin
     await store.replaceUsage([top], rows);
     report.usageRows += rows.length;
   }
+  // Deleted last, so a deleted session's usage keeps the route it was recorded with.
+  for (const id of replayed.deleted) await store.deleteSession(id);
+  await store.expirePairings((opts.now ?? Date.now)());
   return report;
+}
+
+/** Applies the journal in order; usage rows and deletions are handed back for the steps that need them. */
+async function replayJournal(store: GatewayStore, entries: JournalEntry[], report: ReindexReport): Promise<{ usage: UsageInput[]; deleted: string[] }> {
+  const usage: UsageInput[] = [];
+  const deleted = new Set<string>();
+  for (const e of entries) {
+    try {
+      await applyEntry(store, e, usage, deleted);
+      report.journalEntries++;
+    } catch (err) {
+      report.problems.push({ message: `journal entry ${e.t} at ${new Date(e.at).toISOString()} not applied: ${(err as Error).message}` });
+    }
+  }
+  return { usage, deleted: [...deleted] };
+}
+
+async function applyEntry(store: GatewayStore, e: JournalEntry, usage: UsageInput[], deleted: Set<string>): Promise<void> {
+  switch (e.t) {
+    case 'session': {
+      const { t: _t, at: _at, ...s } = e;
+      deleted.delete(s.session_id);
+      return store.restoreSession(s);
+    }
+    case 'session_patch': {
+      const { t: _t, at: _at, session_id, ...patch } = e;
+      await store.updateSession(session_id, patch);
+      return;
+    }
+    case 'session_deleted':
+      deleted.add(e.session_id);
+      return;
+    case 'bind':
+      return store.bind(e.binding_key, e.session_id);
+    case 'unbind':
+      await store.unbind(e.binding_key);
+      return;
+    case 'usage':
+      usage.push(e.row as UsageInput);
+      return;
+    case 'pairing':
+      return store.restorePairing(e.row);
+    case 'allow':
+      await store.allowUser(e.platform, e.user_id, e.added_by, e.at, e.kind);
+      return;
+    case 'disallow':
+      await store.disallowUser(e.platform, e.user_id, e.kind);
+      return;
+    case 'admin_token':
+      await store.addAdminTokenHash(e.hash, e.at);
+      return;
+    case 'admin_token_revoked':
+      await store.revokeAdminTokenHash(e.hash);
+      return;
+  }
 }

@@ -59,6 +59,19 @@ export interface TracedSession {
   last_active_at: number;
 }
 
+/** A gateway-created session as the journal has it. */
+export interface RestoredSession {
+  session_id: string;
+  project_id: string;
+  agent_id: string;
+  route: string | null;
+  platform: string | null;
+  binding_key: string | null;
+  title: string | null;
+  approval_mode: ApprovalModeValue;
+  created_at: number;
+}
+
 export interface SessionFilter {
   project_id?: string;
   agent_id?: string;
@@ -88,9 +101,13 @@ export interface SessionStore {
   resetBusySessions(): Promise<string[]>;
   /** Inserts or refreshes the trace-derived columns, keeping the gateway's own. */
   upsertTracedSession(s: TracedSession): Promise<void>;
+  /** Reindex: writes the gateway's own columns and creation time as the journal recorded them, creating the row if needed. */
+  restoreSession(s: RestoredSession): Promise<void>;
   // ---- bindings: conversation key → current session ----
+  /** The key now leads to this session, and `binding_key` of the session it led to before is cleared. */
   bind(bindingKey: string, sessionId: string): Promise<void>;
   resolveBinding(bindingKey: string): Promise<string | undefined>;
+  /** The conversation starts over: the key leads nowhere and its session's `binding_key` is cleared. */
   unbind(bindingKey: string): Promise<boolean>;
   bindingsOf(sessionId: string): Promise<string[]>;
 }
@@ -163,6 +180,8 @@ export interface UsageInput {
   counts?: TokenCounts;
   /** `completed` for a token_usage row; the request_end status for a zero-token failure row. */
   status?: StopReason;
+  /** The request is in no trace (a title call): the journal keeps the row so a reindex restores it. */
+  untraced?: boolean;
 }
 export interface UsageRow extends TokenCounts {
   id: number;
@@ -310,6 +329,8 @@ export interface PairingRow {
   created_at: number;
   expires_at: number;
   decided_at: number | null;
+  /** When the subject was told of the decision; null while an approval or denial is still to be told. */
+  notified_at: number | null;
 }
 export interface NewPairing {
   platform: string;
@@ -338,6 +359,12 @@ export interface AccessStore {
   /** Approving also adds the user to the allowlist, atomically. Codes are matched case-insensitively. */
   decidePairing(code: string, decision: 'approved' | 'denied', decidedBy: string | null, at?: number): Promise<PairingDecision>;
   listPairings(filter?: { state?: PairingState; limit?: number }): Promise<PairingRow[]>;
+  /** Reindex: the row as the journal last recorded it; a decision restored this way counts as told. */
+  restorePairing(row: Omit<PairingRow, 'notified_at'>): Promise<void>;
+  /** Approved or denied requests whose subject has not been told yet, oldest decision first. */
+  listUnnotifiedPairings(limit?: number): Promise<PairingRow[]>;
+  /** False when it was already marked (another process told them first). */
+  markPairingNotified(code: string, at?: number): Promise<boolean>;
   expirePairings(now: number): Promise<number>;
   /** True when newly added. `kind` defaults to `user` here and below. */
   allowUser(platform: string, userId: string, addedBy: string | null, at?: number, kind?: AccessKind): Promise<boolean>;

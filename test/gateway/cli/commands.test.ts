@@ -99,7 +99,7 @@ describe('pairing', () => {
     expect(list.stdout).toMatch(new RegExp(`^${p.code}  pending   telegram user 42 \\(ann\\)  requested \\S+Z  expires \\S+Z\\n$`));
 
     const r = await c.run(['pairing', 'approve', p.code.toLowerCase()]);
-    expect(r).toEqual({ code: 0, stdout: `✓ approved ${p.code}: telegram user 42 (ann) is on the allowlist and may talk to the bot.\n`, stderr: '' });
+    expect(r).toEqual({ code: 0, stdout: `✓ approved ${p.code}: telegram user 42 (ann) is on the allowlist and may talk to the bot. The running gateway tells them within a few seconds (or when it next starts).\n`, stderr: '' });
     expect(await allowed('42')).toBe(true);
 
     const again = await c.run(['pairing', 'deny', p.code]);
@@ -112,7 +112,7 @@ describe('pairing', () => {
     const p = await request('43');
     const r = await c.run(['pairing', 'deny', p.code]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe(`✓ denied ${p.code}: telegram user 43 (ann) stays blocked.\n`);
+    expect(r.stdout).toBe(`✓ denied ${p.code}: telegram user 43 (ann) stays blocked. The running gateway tells them within a few seconds (or when it next starts).\n`);
     expect(await allowed('43')).toBe(false);
   });
 

@@ -10,7 +10,7 @@ import pino from 'pino';
 import { WebAdapter, webRoutes, type WebMessage } from '../../../src/adapters/web';
 import { requireAdminToken } from '../../../src/gateway/admin/auth';
 import { loadGatewayConfig, type GatewayConfig } from '../../../src/gateway/config';
-import { createGateway, type GatewayHandle, type PlatformBinding } from '../../../src/gateway/runtime/gateway';
+import { createGateway, type GatewayHandle, type GatewayOptions, type PlatformBinding } from '../../../src/gateway/runtime/gateway';
 import { FakeOpenAIServer, turn } from '../../fakes/openai-server';
 
 export const TOKEN = 'test-admin-token-0123456789';
@@ -35,6 +35,11 @@ export interface HarnessOptions {
   /** Reuse a home (a gateway restart); it is then left in place by close(). */
   home?: string;
   model?: FakeOpenAIServer;
+  /** Collects the gateway's log lines (JSON, level info and up) instead of discarding them. */
+  logLines?: string[];
+  /** The engine's clock (e.g. one whose sleep returns at once, so the reconnect ladder takes no time). */
+  engineClock?: GatewayOptions['engineClock'];
+  pairingPollMs?: number;
 }
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
@@ -56,12 +61,17 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   if (!loaded.ok) throw new Error(loaded.errors.map((e) => e.message).join('\n'));
   const config = loaded.config;
   const web = new WebAdapter({ streaming: config.web.streaming });
-  const logger = pino({ level: process.env.GW_TEST_LOG ?? 'silent' });
+  const lines = opts.logLines;
+  const logger = lines
+    ? pino({ level: 'info' }, { write: (l: string) => void lines.push(l) })
+    : pino({ level: process.env.GW_TEST_LOG ?? 'silent' });
   const gateway = await createGateway({
     config,
     env,
     logger,
     stdout: { write: () => true },
+    ...(opts.engineClock ? { engineClock: opts.engineClock } : {}),
+    ...(opts.pairingPollMs ? { pairingPollMs: opts.pairingPollMs } : {}),
     platforms: ({ store }) => [{ adapter: web, routes: webRoutes(web, { auth: requireAdminToken(store, config.admin_token) }) }, ...(opts.extra?.({ config }) ?? [])],
   });
   const api: Harness['api'] = async (path, init = {}) => {

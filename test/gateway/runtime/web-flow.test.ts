@@ -44,10 +44,17 @@ describe('gateway flow through the web adapter', () => {
     // The tool really ran: the model got its output back.
     expect(h.model.requests[1].body.messages.find((m: { role: string }) => m.role === 'tool').content).toContain('approved-run');
 
+    // Two turns and, after the reply, the title request: all three are billed (engine.md §8.5).
+    const rows = await h.waitFor('three usage rows', async () => {
+      const u = await h.gateway.store.listUsage({});
+      return u.length === 3 ? u : undefined;
+    });
+    const titleTokens = rows.map((u) => u.total).filter((t) => t !== 120 && t !== 160);
+    expect(titleTokens).toHaveLength(1);
     const sessions = await h.api('/api/sessions');
     expect(sessions.body.sessions).toHaveLength(1);
     const s = sessions.body.sessions[0];
-    expect(s).toMatchObject({ platform: 'web', binding_key: 'web:c1', status: 'idle', approval_mode: 'read-only', total: 280 });
+    expect(s).toMatchObject({ platform: 'web', binding_key: 'web:c1', status: 'idle', approval_mode: 'read-only', total: 280 + titleTokens[0] });
     const transcript = await h.api(`/api/sessions/${s.session_id}/messages`);
     const types = transcript.body.messages.map((m: any) => m.type === 'session_meta' ? 'session_meta' : m.payload.type);
     expect(types.filter((t: string) => t === 'token_usage')).toHaveLength(2);
@@ -57,7 +64,7 @@ describe('gateway flow through the web adapter', () => {
     expect(metrics.body).toMatch(/platform_calls_total\{platform="web",method="edit",outcome="ok"\} [1-9]/);
     expect(metrics.body).toMatch(/platform_calls_total\{platform="web",method="post",outcome="ok"\} [1-9]/);
     const usage = await h.gateway.store.listUsage({ session_id: s.session_id });
-    expect(usage.map((u) => u.total).sort((a, b) => a - b)).toEqual([120, 160]);
+    expect(usage.map((u) => u.total).sort((a, b) => a - b)).toEqual([titleTokens[0], 120, 160].sort((a, b) => a - b));
   });
 
   it('denies from the card: the model hears the denial and nothing runs', async () => {

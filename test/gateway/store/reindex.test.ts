@@ -1,5 +1,5 @@
 /**
- * reindexFromTraces over a hand-built data root: session rows and usage rows match the traces'
+ * reindexFromFiles over a hand-built data root: session rows and usage rows match the traces'
  * token_usage / request_end events (subagent usage attributed to the top-level session), the gateway's
  * own columns survive, stale rows are replaced, unreadable traces are reported, and a rerun changes nothing.
  */
@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import * as b from '../../../src/core/omnimessage/builders';
 import type { TokenCounts } from '../../../src/core/omnimessage/types';
 import { TraceWriter, tracesDir } from '../../../src/core/trace';
-import { reindexFromTraces, type SessionRow, type UsageRow } from '../../../src/gateway/store';
+import { reindexFromFiles, type SessionRow, type UsageRow } from '../../../src/gateway/store';
 import { openTestStore, type TestStore } from './helpers';
 
 const TOP = 'session-2027-03-01-09-00-00-aaaaaaaa';
@@ -87,7 +87,7 @@ const addAll = (...cs: TokenCounts[]) => cs.reduce((a, x) => ({ cache_read: a.ca
 const strip = (rows: UsageRow[]) => rows.map(({ id: _id, ...r }) => r);
 const stripSession = (rows: SessionRow[]) => rows.map(({ updated_at: _u, ...r }) => r);
 
-describe('reindexFromTraces', () => {
+describe('reindexFromFiles', () => {
   it('rebuilds sessions and usage from traces, idempotently', async () => {
     const otherEnd = await buildTraces();
     const { store } = t;
@@ -95,7 +95,7 @@ describe('reindexFromTraces', () => {
     await store.createSession({ session_id: TOP, project_id: 'proj', agent_id: 'agentA', route: 'slack:T1:C1', platform: 'slack', title: 'Hello', approval_mode: 'always-ask' });
     await store.recordUsage({ ts: 1, project_id: 'proj', agent_id: 'agentA', session_id: TOP, provider: 'openai', model_id: 'big-model', counts: c(9, 9, 9) });
 
-    const report = await reindexFromTraces(store, { home });
+    const report = await reindexFromFiles(store, { home });
     expect(report).toMatchObject({ sessions: 3, subagentSessions: 1, usageRows: 7 });
     expect(report.problems).toHaveLength(1);
     expect(report.problems[0].message).toMatch(/session_meta/);
@@ -126,13 +126,13 @@ describe('reindexFromTraces', () => {
 
     const usageBefore = strip(await store.listUsage());
     const sessionsBefore = stripSession(await store.listSessions({ include_subagents: true }));
-    const again = await reindexFromTraces(store, { home });
+    const again = await reindexFromFiles(store, { home });
     expect(again).toEqual(report);
     expect(strip(await store.listUsage())).toEqual(usageBefore);
     expect(stripSession(await store.listSessions({ include_subagents: true }))).toEqual(sessionsBefore);
   });
 
   it('reports nothing for a data root that does not exist', async () => {
-    expect(await reindexFromTraces(t.store, { home: join(t.dir, 'missing') })).toEqual({ sessions: 0, subagentSessions: 0, usageRows: 0, problems: [] });
+    expect(await reindexFromFiles(t.store, { home: join(t.dir, 'missing') })).toEqual({ sessions: 0, subagentSessions: 0, usageRows: 0, journalEntries: 0, problems: [] });
   });
 });

@@ -3,7 +3,8 @@ import { initial } from './001-initial';
 import { platformProblem } from './002-platform-problem';
 import { groupAccess } from './003-group-access';
 import { deliveryShown } from './004-delivery-shown';
+import { pairingNotified } from './005-pairing-notified';
 import type { Migration } from './types';
 
-export const MIGRATIONS: readonly Migration[] = [initial, platformProblem, groupAccess, deliveryShown];
+export const MIGRATIONS: readonly Migration[] = [initial, platformProblem, groupAccess, deliveryShown, pairingNotified];
 export type { Migration } from './types';

@@ -58,6 +58,28 @@ export function accessMethods(q: Sql): AccessStore {
       return q.all<PairingRow>(`SELECT * FROM pairing_requests ${w.sql} ORDER BY created_at DESC, code LIMIT ?`, ...w.params, clampLimit(f.limit, 100));
     },
 
+    async restorePairing(r) {
+      const told = r.state === 'approved' || r.state === 'denied' ? r.decided_at : null;
+      q.run(
+        `INSERT INTO pairing_requests (code, platform, kind, user_id, user_name, chat, state, created_at, expires_at, decided_at, notified_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (code) DO UPDATE SET state = excluded.state, decided_at = excluded.decided_at, expires_at = excluded.expires_at,
+           notified_at = COALESCE(pairing_requests.notified_at, excluded.notified_at)`,
+        r.code, r.platform, r.kind, r.user_id, r.user_name, r.chat, r.state, r.created_at, r.expires_at, r.decided_at, told,
+      );
+    },
+
+    async listUnnotifiedPairings(limit) {
+      return q.all<PairingRow>(
+        `SELECT * FROM pairing_requests WHERE notified_at IS NULL AND state IN ('approved', 'denied') ORDER BY decided_at, code LIMIT ?`,
+        clampLimit(limit, 100),
+      );
+    },
+
+    async markPairingNotified(code, at) {
+      return q.run('UPDATE pairing_requests SET notified_at = ? WHERE code = ? AND notified_at IS NULL', at ?? q.now(), code).changes === 1;
+    },
+
     async expirePairings(now) {
       return q.run(`UPDATE pairing_requests SET state = 'expired' WHERE state = 'pending' AND expires_at <= ?`, now).changes;
     },

@@ -1,9 +1,10 @@
 /**
  * Sessions and bindings on SQLite. A session row indexes a trace; the gateway's own columns (route,
- * binding, title, status, approval mode) are written only through createSession/updateSession, so a
- * reindex from traces refreshes the trace-derived columns and keeps everything else.
+ * binding, title, status, approval mode) are written through createSession/updateSession/bind (or restored
+ * from the journal), so a reindex from traces refreshes the trace-derived columns and keeps everything else.
+ * A session's `binding_key` names the conversation it is the current session of, or null.
  */
-import type { NewSession, SessionFilter, SessionPatch, SessionRow, SessionStore, TracedSession } from '../types';
+import type { NewSession, RestoredSession, SessionFilter, SessionPatch, SessionRow, SessionStore, TracedSession } from '../types';
 import { clampLimit, where, type Sql } from './sql';
 
 const PATCHABLE = ['route', 'platform', 'binding_key', 'title', 'status', 'approval_mode', 'last_active_at', 'platform_problem'] as const;
@@ -76,12 +77,29 @@ export function sessionMethods(q: Sql): SessionStore {
       );
     },
 
-    async bind(key, sessionId) {
+    async restoreSession(s: RestoredSession) {
       q.run(
-        `INSERT INTO bindings (binding_key, session_id, updated_at) VALUES (?, ?, ?)
-         ON CONFLICT (binding_key) DO UPDATE SET session_id = excluded.session_id, updated_at = excluded.updated_at`,
-        key, sessionId, q.now(),
+        `INSERT INTO sessions (session_id, project_id, agent_id, route, platform, binding_key, title, approval_mode, created_at, updated_at, last_active_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (session_id) DO UPDATE SET
+           route = excluded.route, platform = excluded.platform, binding_key = excluded.binding_key, title = excluded.title,
+           approval_mode = excluded.approval_mode, created_at = excluded.created_at,
+           last_active_at = MAX(sessions.last_active_at, excluded.created_at), updated_at = excluded.updated_at`,
+        s.session_id, s.project_id, s.agent_id, s.route, s.platform, s.binding_key, s.title, s.approval_mode, s.created_at, q.now(), s.created_at,
       );
+    },
+
+    async bind(key, sessionId) {
+      const at = q.now();
+      q.tx(() => {
+        q.run('UPDATE sessions SET binding_key = NULL, updated_at = ? WHERE binding_key = ? AND session_id <> ?', at, key, sessionId);
+        q.run('UPDATE sessions SET binding_key = ?, updated_at = ? WHERE session_id = ? AND binding_key IS NOT ?', key, at, sessionId, key);
+        q.run(
+          `INSERT INTO bindings (binding_key, session_id, updated_at) VALUES (?, ?, ?)
+           ON CONFLICT (binding_key) DO UPDATE SET session_id = excluded.session_id, updated_at = excluded.updated_at`,
+          key, sessionId, at,
+        );
+      });
     },
 
     async resolveBinding(key) {
@@ -89,7 +107,10 @@ export function sessionMethods(q: Sql): SessionStore {
     },
 
     async unbind(key) {
-      return q.run('DELETE FROM bindings WHERE binding_key = ?', key).changes > 0;
+      return q.tx(() => {
+        q.run('UPDATE sessions SET binding_key = NULL, updated_at = ? WHERE binding_key = ?', q.now(), key);
+        return q.run('DELETE FROM bindings WHERE binding_key = ?', key).changes > 0;
+      });
     },
 
     async bindingsOf(sessionId) {
