@@ -12,6 +12,8 @@
  * - `requests` records every request (method, path, headers, parsed JSON body) before it is answered; `reset()`
  *   clears it and the queue.
  * - `apiKey` option: requests without `Authorization: Bearer <apiKey>` get a 401 `invalid_api_key` (queue untouched).
+ * - `models` option: `GET …/models` lists these ids (after the key check), and a chat request for any other model
+ *   gets OpenAI's 404 `model_not_found`. Without it there is no /models route and every model id is accepted.
  * - `stop()` destroys open connections (stalled or hanging responses included) and closes the listener.
  * Chunk builders (`turnChunks`, `textChunks`, `toolCallChunks`, `usageChunk`…) are re-exported from `openai-chunks`.
  */
@@ -71,6 +73,8 @@ export interface FakeOpenAIServerOptions {
    * scripted queue, so a host's background title call cannot consume a turn meant for a session.
    */
   untooled?: Script;
+  /** The model ids this server serves (see the header). */
+  models?: string[];
 }
 
 export class FakeOpenAIServer {
@@ -148,11 +152,22 @@ export class FakeOpenAIServer {
     const rec: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body };
     this.requests.push(rec);
 
+    const models = this.opts.models;
+    if (models !== undefined && req.method === 'GET' && rec.path.split('?')[0].endsWith('/models')) {
+      if (this.opts.apiKey !== undefined && req.headers.authorization !== `Bearer ${this.opts.apiKey}`) {
+        return this.sendJson(res, 401, errorBody('Incorrect API key provided', 'invalid_api_key'));
+      }
+      return this.sendJson(res, 200, { object: 'list', data: models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'fake' })) });
+    }
     if (req.method !== 'POST' || !rec.path.split('?')[0].endsWith('/chat/completions')) {
       return this.sendJson(res, 404, errorBody(`no route for ${req.method} ${rec.path}`, 'not_found'));
     }
     if (this.opts.apiKey !== undefined && req.headers.authorization !== `Bearer ${this.opts.apiKey}`) {
       return this.sendJson(res, 401, errorBody('Incorrect API key provided', 'invalid_api_key'));
+    }
+    const model = (body as { model?: unknown } | undefined)?.model;
+    if (models !== undefined && !models.includes(String(model))) {
+      return this.sendJson(res, 404, errorBody(`The model \`${String(model)}\` does not exist or you do not have access to it.`, 'model_not_found'));
     }
     if ((body as { stream?: unknown } | undefined)?.stream !== true) {
       return this.sendJson(res, 400, errorBody('this fake server answers stream: true requests only', 'unsupported'));

@@ -10,7 +10,8 @@ import * as b from '../omnimessage/builders';
 import { addCounts, estimateMessagesTokens, estimateTextTokens, zeroCounts } from '../omnimessage/tokens';
 import type { CompleteMessage, OmniMessage, TokenCounts } from '../omnimessage/types';
 import type { GenerativeModelConfig, GenerativeModelParameters, LLMInterface, LLMOutcome, ThinkingLevel, ToolCallIdRegistry } from '../interfaces';
-import { classifyError, describeError } from './classify';
+import { classifyError } from './classify';
+import { openAIClient } from './openai-client';
 import { outputCap } from './output-cap';
 import { raceUpstream, type UpstreamResult } from './race';
 import { ChatStreamTranslator, type ChunkLike } from './stream-translator';
@@ -19,8 +20,7 @@ import { ToolCallIdAllocator } from './tool-call-ids';
 import { usageToCounts } from './usage';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 120000;
-/** Client types spoken here; anything else names a different wire protocol. */
-export const CHAT_CLIENT_TYPES: readonly string[] = ['openai-chat', 'openai'];
+export { CHAT_CLIENT_TYPES } from './openai-client';
 
 export interface OpenAIChatModelConfig extends GenerativeModelConfig {
   /** The endpoint accepts `reasoning_effort`; only then is the thinking level sent. Default false. */
@@ -63,18 +63,9 @@ export class GenerativeModel implements LLMInterface {
       : undefined;
     this.prefixTokens = estimateTextTokens(config.systemPrompt ?? '') + (this.tools ? estimateTextTokens(JSON.stringify(this.tools)) : 0);
     this.contextTokens = this.prefixTokens;
-    if (config.clientType !== undefined && !CHAT_CLIENT_TYPES.includes(config.clientType)) {
-      this.setupFailure = { status: 'failed', permanent: true, errorMessage: `client_type "${config.clientType}" is not supported: this gateway speaks openai-chat only` };
-    } else if (config.apiKey === undefined || config.apiKey === '') {
-      this.setupFailure = { status: 'auth', errorMessage: `no API key for model ${config.modelId}: set api_key in its model entry or OPENAI_API_KEY` };
-    } else {
-      try {
-        // The SDK's own console logging is off: every failure reaches the caller as an outcome instead.
-        this.client = new OpenAI({ apiKey: config.apiKey, baseURL: config.baseUrl ?? null, maxRetries: 0, logLevel: 'off' });
-      } catch (err) {
-        this.setupFailure = { status: 'failed', permanent: true, errorMessage: describeError(err) };
-      }
-    }
+    const made = openAIClient(config);
+    if (made.ok) this.client = made.client;
+    else this.setupFailure = made.failure;
   }
 
   /** Running token totals of the Session as seen by this model (seed + every completed request). */

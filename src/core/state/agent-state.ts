@@ -2,7 +2,8 @@
  * The Agent State loader: one call gives composition everything it needs for a Session — validated
  * system config (as written and with defaults filled), AGENTS.md, skills, vault, schedule names, project
  * config with model resolution and the command-policy snapshot, the thinking level, the tool config and a
- * system-prompt function. First use creates the project config and the agent directory with defaults.
+ * system-prompt function. First use creates the project config and the agent directory with defaults;
+ * `dryRun` writes nothing and reads what is missing as those same defaults (what a first start would use).
  * Every invalid file is reported (file, key path, expected, found); nothing half-valid is returned.
  */
 import { mkdir } from 'node:fs/promises';
@@ -14,7 +15,7 @@ import { fileError, type StateFileError, type StateResult } from './errors';
 import { atomicWrite, exists, readIfExists, writeIfAbsent } from './files';
 import { ensureUserMemory, resolveSessionMemory } from './memory';
 import { agentPaths, agentsDir, DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID, isValidId, resolveHome, type AgentPaths } from './paths';
-import { defaultProjectConfig, loadProjectConfig, saveProjectConfig, type ModelRef, type ProjectConfig } from './project-config';
+import { defaultProjectConfig, loadProjectConfig, parseProjectConfig, renderProjectConfigToml, saveProjectConfig, type ModelRef, type ProjectConfig } from './project-config';
 import { resolveModel, resolveVisionModel, type ResolvedModel } from './project-models';
 import { assembleSystemPrompt } from './prompt-assembly';
 import { commandShellName, sessionEnvironment } from './prompt-environment';
@@ -37,6 +38,11 @@ export interface LoadAgentStateOptions {
   agentId?: string;
   /** Create a missing project config / agent with defaults (default true). */
   create?: boolean;
+  /**
+   * Write nothing (wins over `create`): a missing project config or agent is read as the defaults a first
+   * use would write, and `created` says what that first use would create. For checks such as doctor.
+   */
+  dryRun?: boolean;
   /** Builtin tools written into new agents and used when a file has no `tools.builtin` (default: the engine's 11). */
   defaultBuiltinTools?: readonly ToolDefinitionConfig[];
   /** Built-in skills installed into new agents; default the repository's `skills/`; null = none. */
@@ -81,7 +87,7 @@ export interface AgentState {
   visionModel(): StateResult<ResolvedModel> | undefined;
   /** The assembled system prompt for one Session (skills, schedule names and memory indexes are read fresh). */
   systemPrompt(input: SessionPromptInput): Promise<string>;
-  /** True when this call created the project config / the agent. */
+  /** True when this call created the project config / the agent (with `dryRun`: would create). */
   created: { project: boolean; agent: boolean };
 }
 
@@ -131,7 +137,8 @@ async function load(opts: LoadAgentStateOptions): Promise<AgentStateResult> {
   ];
   if (idErrors.length > 0) return { ok: false, errors: idErrors };
   const p = agentPaths(home, projectId, agentId);
-  const create = opts.create ?? true;
+  const dryRun = opts.dryRun === true;
+  const create = !dryRun && (opts.create ?? true);
   const builtinTools = opts.defaultBuiltinTools ?? DEFAULT_BUILTIN_TOOLS;
   const created = { project: false, agent: false };
 
@@ -145,11 +152,20 @@ async function load(opts: LoadAgentStateOptions): Promise<AgentStateResult> {
   const errors: StateFileError[] = [];
   const missing = (file: string, what: string) => errors.push(fileError(file, 'io', [{ path: '', expected: what, found: 'no such file' }]));
 
-  const projectLoad = await loadProjectConfig(p.projectConfig);
+  let projectLoad = await loadProjectConfig(p.projectConfig);
+  if (projectLoad === undefined && dryRun) {
+    // exactly the text ensureProjectConfig would write, read back the way it would be
+    projectLoad = parseProjectConfig(renderProjectConfigToml(defaultProjectConfig(env)), p.projectConfig);
+    created.project = true;
+  }
   if (projectLoad === undefined) missing(p.projectConfig, 'the project config (.project_config.toml)');
   else if (!projectLoad.ok) errors.push(projectLoad.error);
 
-  const systemText = await readIfExists(p.systemConfig);
+  let systemText = await readIfExists(p.systemConfig);
+  if (systemText === undefined && dryRun) {
+    systemText = renderSystemConfigYaml(defaultSystemConfig(builtinTools));
+    created.agent = true;
+  }
   let systemFile: SystemConfigFile | undefined;
   if (systemText === undefined) missing(p.systemConfig, 'the agent config (system_config.yaml); the agent does not exist');
   else {

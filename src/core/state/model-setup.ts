@@ -4,23 +4,11 @@
  * rejected key). A keyless model on this machine or a private network (Ollama, vLLM, a compose service) is
  * fine. The answer says which settings configure one, for chats, the start-up log and doctor alike.
  */
-import { isIP } from 'node:net';
+import { isPrivateHost } from '../llm/private-host';
 import type { ResolvedModel } from './project-models';
 
 /** Where the OpenAI-compatible client sends requests when nothing names a base URL. */
 export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
-
-function isPrivateHost(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  if (h === 'localhost' || h.endsWith('.localhost') || h.endsWith('.local') || h.endsWith('.internal') || h.endsWith('.lan')) return true;
-  if (isIP(h) === 6) return h === '::1' || h.startsWith('fc') || h.startsWith('fd') || h.startsWith('fe80');
-  if (isIP(h) === 4) {
-    const [a, b] = h.split('.').map(Number);
-    return a === 127 || a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254);
-  }
-  // a single-label name (`ollama`, `vllm`) is a container or LAN host
-  return !h.includes('.');
-}
 
 export interface ModelSetupProblem {
   /** What is wrong, fit for anyone (no paths, no secrets). */

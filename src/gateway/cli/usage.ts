@@ -7,7 +7,7 @@ export const USAGE = `Usage: penguin-gateway <command> [options]
 
 Commands:
   start                     run the gateway (chat adapters, admin API and dashboard)
-  doctor                    check the config, data root, database, platform tokens and model endpoint
+  doctor                    check the config, data root, database, platform tokens and each agent's model
   reindex                   rebuild the session and usage index from the trace files
   migrate                   bring the gateway database to this release's schema
   pairing approve <code>    let the user who was given <code> talk to the bot
@@ -32,8 +32,9 @@ SIGINT. On the first start without PENGUIN_ADMIN_TOKEN an admin token is generat
   doctor: `Usage: penguin-gateway doctor [--config <path>] [--timeout <ms>]
 
 Checks the config, the data root, the database, the admin token, the listen address, each configured
-platform token (one read-only API call each) and the model endpoint; prints what to fix. Exit code 0
-when every configured check passes. --timeout bounds each network check (default 10000 ms).
+platform token (one read-only API call each) and the model of each routed agent (the gateway's own
+request: GET /models, else a one-token completion); prints what to fix and writes nothing. Exit code 0
+when no check fails. --timeout bounds each network check (default 10000 ms).
 `,
   reindex: `Usage: penguin-gateway reindex [--config <path>]
 

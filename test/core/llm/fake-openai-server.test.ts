@@ -63,3 +63,24 @@ test('stop() ends hanging and stalled connections', async () => {
   expect(await hung).toBe('failed');
   expect(await rest).toBe('failed');
 });
+
+test('with `models`, GET /models lists them behind the key check and other model ids get 404 model_not_found', async () => {
+  const served = new FakeOpenAIServer({ apiKey: 'k', models: ['m1', 'm2'] });
+  await served.start();
+  try {
+    const list = await fetch(`${served.baseUrl}/models`, { headers: { authorization: 'Bearer k' } });
+    expect(list.status).toBe(200);
+    expect(((await list.json()) as { data: { id: string }[] }).data.map((m) => m.id)).toEqual(['m1', 'm2']);
+    expect((await fetch(`${served.baseUrl}/models`, { headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
+    const chat = (model: string) =>
+      fetch(`${served.baseUrl}/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer k', 'content-type': 'application/json' }, body: JSON.stringify({ stream: true, model, messages: [] }) });
+    const missing = await chat('nope');
+    expect(missing.status).toBe(404);
+    expect(((await missing.json()) as { error: { code: string } }).error.code).toBe('model_not_found');
+    expect((await chat('m2')).status).toBe(200);
+  } finally {
+    await served.stop();
+  }
+  // without `models` there is no /models route
+  expect((await fetch(`${server.baseUrl}/models`, { headers: { authorization: 'Bearer k' } })).status).toBe(404);
+});

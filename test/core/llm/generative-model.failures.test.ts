@@ -28,10 +28,17 @@ describe('auth', () => {
     expect(outcome.status).toBe('failed');
   });
 
-  test('no API key at all ends auth without a request', async () => {
+  test('no API key for a public host ends auth without a request', async () => {
+    const { outcome } = await collect(model({ apiKey: undefined, baseUrl: 'https://api.openai.com/v1' }).streamGenerate({ newMessages: hi() }));
+    expect(outcome).toEqual({ status: 'auth', errorMessage: expect.stringMatching(/^no API key for model fake-model/) });
+  });
+
+  test('no API key for a host on this machine is asked without an Authorization header', async () => {
     const { outcome } = await collect(model({ apiKey: undefined }).streamGenerate({ newMessages: hi() }));
+    // this fake server wants a key, so the keyless request comes back 401: it was sent, and sent bare
     expect(outcome.status).toBe('auth');
-    expect(server.requests).toHaveLength(0);
+    expect(server.requests).toHaveLength(1);
+    expect(server.requests[0].headers.authorization).toBeUndefined();
   });
 });
 

@@ -91,6 +91,24 @@ describe('first use', () => {
     expect(await readdir(home)).toEqual([]);
   });
 
+  it('dryRun writes nothing and resolves what a first use would create', async () => {
+    for (const env of [{}, { PENGUIN_MODEL: 'gpt-test', OPENAI_API_KEY: 'sk-x', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }]) {
+      const home = await tempDir('dryrun-');
+      const dry = await must(loadAgentState({ home, dryRun: true, env, defaultBuiltinTools: TEST_TOOLS }));
+      expect(await readdir(home)).toEqual([]);
+      expect(dry.created).toEqual({ project: true, agent: true });
+      const real = await must(loadAgentState({ home, env, defaultBuiltinTools: TEST_TOOLS, builtinSkillsDir: null }));
+      expect(real.created).toEqual({ project: true, agent: true });
+      expect(dry.project).toEqual(real.project);
+      expect(dry.config).toEqual(real.config);
+      expect(dry.resolveModel()).toEqual(real.resolveModel());
+      const before = await snapshot(home);
+      const again = await must(loadAgentState({ home, dryRun: true, env, defaultBuiltinTools: TEST_TOOLS }));
+      expect(again.created).toEqual({ project: false, agent: false });
+      expect(await snapshot(home)).toEqual(before);
+    }
+  });
+
   it('rejects ids that could leave their directory', async () => {
     const home = await tempDir('ids-');
     const r = await loadAgentState({ home, agentId: '../x', env: {}, defaultBuiltinTools: [] });

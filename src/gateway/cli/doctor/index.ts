@@ -1,15 +1,16 @@
 /**
  * `penguin-gateway doctor`: validates the config (printing every error, exit 1), then checks the data
- * root, database, admin token, listener, each configured platform token with a real API call, the
- * model endpoint and the tool sandbox; prints one ✓ / ✗ / ! / – line per check with what to fix. Exit 0 only when no check
- * failed; parts that are not configured are reported, not failed. Network checks run in parallel.
+ * root, database, admin token, listener, each configured platform token with a real API call, the model
+ * of every routed agent with the request the gateway would make, and the tool sandbox; prints one
+ * ✓ / ✗ / ! / – line per check with what to fix. Exit 0 only when no check failed; platforms that are not
+ * configured are reported, not failed. Network checks run in parallel; doctor writes nothing.
  */
 import type { CliArgs } from '../args';
 import { expectNoMore } from '../args';
 import { loadConfigForCli } from '../config';
 import { EXIT_FAILED, EXIT_OK, line, type CliIO } from '../io';
 import { checkDatabase, checkHome, checkListen } from './local';
-import { checkModel } from './model';
+import { checkModels } from './model';
 import { checkSandbox } from './sandbox';
 import { checkDiscord, checkSlack, checkTelegram } from './platforms';
 import { MARKS, type CheckResult } from './types';
@@ -30,9 +31,9 @@ export async function doctorCommand(args: CliArgs, io: CliIO): Promise<number> {
       checkTelegram(config.telegram, timeoutMs),
       checkSlack(config.slack, timeoutMs),
       checkDiscord(config.discord, timeoutMs),
-      checkModel(config.model, timeoutMs),
+      checkModels(config, io.env, timeoutMs),
       checkSandbox(config, io.env.PATH),
-    ])),
+    ])).flat(),
   ];
   const width = Math.max(...results.map((r) => r.name.length));
   for (const r of results) {

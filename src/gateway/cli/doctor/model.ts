@@ -1,49 +1,125 @@
 /**
- * Doctor's model endpoint check: `GET <base_url>/models` with `OPENAI_API_KEY` as bearer (base URL
- * default `https://api.openai.com/v1`). Tells a rejected key (401/403) from an unreachable endpoint, and
- * when PENGUIN_MODEL is set, whether the endpoint lists it. An endpoint that does not serve /models
- * passes with a warning (the key could not be verified). Neither variable set: not configured here.
+ * Doctor's model check: each distinct project/agent the config routes to resolves its model with the
+ * gateway's own loader (`loadAgent` as AgentPool calls it, but `dryRun`: nothing written, a missing project
+ * read as its first start creates it) and env; then the gateway's own request through its client:
+ * `modelSetupProblem`, `GET /models` with the key, else a one-token chat completion. One line per distinct
+ * model; fails whenever `start` could not answer, warns only on provider trouble (408, 429, 5xx).
  */
+import { loadAgent } from '../../../core/compose';
+import { listModels, pingModel, type ClientTarget, type EndpointAnswer } from '../../../core/llm';
+import { DEFAULT_OPENAI_BASE_URL, effectiveModels, modelSetupProblem, type ResolvedModel } from '../../../core/state';
 import type { GatewayConfig } from '../../config';
-import { field, probe, str } from './http';
 import type { CheckResult } from './types';
 
-export const DEFAULT_MODEL_BASE_URL = 'https://api.openai.com/v1';
+type Env = Record<string, string | undefined>;
 
-function errorMessage(json: unknown): string | undefined {
-  const err = field(json, 'error');
-  return str(field(err, 'message')) ?? str(err) ?? str(field(json, 'message'));
+/** One model as routed agents resolve it (the agents sharing it and what fixes it refer to). */
+interface Resolved {
+  agents: string[];
+  model: ResolvedModel;
+  projectFile: string;
+  /** The model id comes from PENGUIN_MODEL (not from the project file). */
+  fromEnv: boolean;
+  /** The project does not exist yet: a first start creates it with this model. */
+  firstStart: boolean;
 }
 
-export async function checkModel(m: GatewayConfig['model'], timeoutMs: number): Promise<CheckResult> {
-  const name = 'model';
-  if (!m.api_key && !m.base_url) {
-    return { name, status: 'skip', detail: 'not configured here (OPENAI_API_KEY / OPENAI_BASE_URL unset): projects use the model in their .project_config.toml' };
+type Failed = { agent: string; detail: string; fix: string };
+
+const blank = (s: string | undefined): boolean => s === undefined || s.trim() === '';
+
+export async function checkModels(config: Pick<GatewayConfig, 'home' | 'default_route' | 'routes'>, env: Env, timeoutMs: number): Promise<CheckResult[]> {
+  const agents = [...new Map([config.default_route, ...config.routes].map((r) => [`${r.project}/${r.agent}`, r])).values()];
+  const resolved: Resolved[] = [];
+  const failed: Failed[] = [];
+  for (const r of agents) {
+    const agent = `${r.project}/${r.agent}`;
+    const loaded = await loadAgent({ home: config.home, projectId: r.project, agentId: r.agent, env, dryRun: true });
+    const m = loaded.ok ? loaded.state.resolveModel() : undefined;
+    if (!loaded.ok || !m?.ok) {
+      const errors = !loaded.ok ? loaded.errors : m && !m.ok ? [m.error] : [];
+      const more = errors.length > 1 ? ` (+${errors.length - 1} more)` : '';
+      failed.push({ agent, detail: `agent ${agent} cannot be loaded: ${errors[0]?.message ?? 'unknown error'}${more}`, fix: `fix the file named above; until then start answers this agent's chats with "could not be loaded"` });
+      continue;
+    }
+    const same = resolved.find((x) => sameConnection(x.model, m.value));
+    if (same) {
+      same.agents.push(agent);
+      continue;
+    }
+    const projectFile = loaded.state.paths.projectConfig;
+    resolved.push({ agents: [agent], model: m.value, projectFile, fromEnv: effectiveModels(loaded.state.project, env).defaultFrom === 'env', firstStart: loaded.state.created.project });
   }
-  const base = (m.base_url ?? DEFAULT_MODEL_BASE_URL).replace(/\/+$/, '');
-  const r = await probe(`${base}/models`, { method: 'GET', headers: m.api_key ? { authorization: `Bearer ${m.api_key}` } : {} }, timeoutMs);
-  if (r.kind === 'network') return { name, status: 'fail', detail: `cannot reach ${base}: ${r.message}`, fix: 'check OPENAI_BASE_URL and that the model server is running and reachable' };
-  if (r.status === 401 || r.status === 403) {
-    const why = errorMessage(r.json);
-    return {
-      name,
-      status: 'fail',
-      detail: `${base} rejected the API key (HTTP ${r.status}${why ? `: ${why}` : ''})`,
-      fix: m.api_key ? `set OPENAI_API_KEY to a valid key for ${base}` : `this endpoint needs a key: set OPENAI_API_KEY`,
-    };
+  const named = resolved.length + failed.length > 1;
+  return [
+    ...failed.map((f): CheckResult => ({ name: named ? `model ${f.agent}` : 'model', status: 'fail', detail: f.detail, fix: f.fix })),
+    ...(await Promise.all(resolved.map(async (x) => ({ ...(await checkOne(x, timeoutMs)), name: named ? `model ${x.agents[0]}` : 'model' })))),
+  ];
+}
+
+function sameConnection(a: ResolvedModel, b: ResolvedModel): boolean {
+  const k = (m: ResolvedModel) => JSON.stringify([m.entry.provider, m.connection.modelId, m.connection.apiKey, m.connection.baseUrl, m.connection.clientType]);
+  return k(a) === k(b);
+}
+
+async function checkOne(x: Resolved, timeoutMs: number): Promise<Omit<CheckResult, 'name'>> {
+  const { entry, connection: conn } = x.model;
+  const label = `${entry.provider}/${entry.model_id}`;
+  const base = (conn.baseUrl ?? DEFAULT_OPENAI_BASE_URL).replace(/\/+$/, '');
+  const note = [
+    x.agents.length > 1 ? `used by ${x.agents.join(', ')}` : '',
+    x.firstStart ? `${x.agents[0].split('/')[0]} does not exist yet: start creates it with this model` : '',
+  ].filter(Boolean).join('; ');
+  const withNote = (detail: string) => (note ? `${detail} (${note})` : detail);
+  const scrub = (s: string) => (conn.apiKey ? s.split(conn.apiKey).join('[redacted]') : s);
+  const result = (status: CheckResult['status'], detail: string, fix?: string): Omit<CheckResult, 'name'> => ({ status, detail: scrub(withNote(detail)), ...(fix ? { fix: scrub(fix) } : {}) });
+
+  const problem = modelSetupProblem(x.model, x.projectFile);
+  // the fix that chats and the start-up log print ends by pointing here; doctor drops that pointer
+  if (problem) return result('fail', `${problem.problem}: start answers every message with "I can't answer yet"`, problem.fix.replace(/; `penguin-gateway doctor` checks it$/, ''));
+
+  const keySource = !blank(entry.api_key) ? `api_key of ${label} in ${x.projectFile}` : 'OPENAI_API_KEY';
+  const baseSource = !blank(entry.base_url) ? `base_url of ${label} in ${x.projectFile}` : blank(conn.baseUrl) ? `OPENAI_BASE_URL (unset: ${DEFAULT_OPENAI_BASE_URL})` : 'OPENAI_BASE_URL';
+  const keyRejected = (status: number, message?: string) =>
+    result('fail', `${base} rejected the API key for ${label} (HTTP ${status}${message ? `: ${message}` : ''})`, conn.apiKey ? `set ${keySource} to a valid key for ${base}` : `${base} needs a key: set OPENAI_API_KEY (or api_key of ${label} in ${x.projectFile})`);
+  const unreachable = (message: string) => result('fail', `cannot reach ${base}: ${message}`, `check ${baseSource} and that the model server is running and reachable`);
+  const setupFailed = (a: Extract<EndpointAnswer<unknown>, { kind: 'setup' }>) =>
+    result('fail', `${label} cannot be called: ${a.failure.errorMessage ?? a.failure.status}`, a.failure.status === 'auth' ? `set OPENAI_API_KEY (or api_key of ${label} in ${x.projectFile})` : `set client_type of ${label} in ${x.projectFile} to openai-chat, the protocol this gateway speaks`);
+  const target: ClientTarget = { modelId: conn.modelId, ...(conn.apiKey ? { apiKey: conn.apiKey } : {}), ...(conn.baseUrl ? { baseUrl: conn.baseUrl } : {}), ...(conn.clientType ? { clientType: conn.clientType } : {}) };
+  const keyWord = conn.apiKey ? 'accepted the key' : 'answered without a key';
+
+  const list = await listModels(target, timeoutMs);
+  if (list.kind === 'setup') return setupFailed(list);
+  if (list.kind === 'network' || list.kind === 'timeout') return unreachable(list.message);
+  if (list.kind === 'http' && (list.auth || list.status === 401 || list.status === 403)) return keyRejected(list.status, list.message);
+  const ids = list.kind === 'ok' ? list.value : [];
+  if (ids.includes(conn.modelId)) return result('ok', `${label} at ${base} ${keyWord}; /models lists ${conn.modelId} (${ids.length} model${ids.length === 1 ? '' : 's'})`);
+  const listing = list.kind === 'ok' ? `/models does not list ${conn.modelId}` : list.kind === 'http' ? `/models: HTTP ${list.status}` : `/models: ${list.message}`;
+
+  const ping = await pingModel(target, timeoutMs);
+  switch (ping.kind) {
+    case 'ok':
+      return result('ok', `${label} at ${base} answered a one-token request${conn.apiKey ? '' : ' without a key'} (${listing})`);
+    case 'setup':
+      return setupFailed(ping);
+    case 'network':
+      return unreachable(ping.message);
+    case 'timeout':
+      return result('fail', `${base} did not answer a one-token request for ${label}: ${ping.message}`, 'check that the model server is running and not overloaded (doctor --timeout <ms> waits longer)');
+    case 'other':
+      return result('fail', `${base} answered a one-token request for ${label} in a form the client cannot read: ${ping.message}`, `check ${baseSource}: it must be an OpenAI-compatible endpoint (usually ending in /v1)`);
+    case 'http': {
+      const why = `HTTP ${ping.status}${ping.message ? `: ${ping.message}` : ''}`;
+      if (ping.auth || ping.status === 401 || ping.status === 403) return keyRejected(ping.status, ping.message);
+      if (ping.status === 404 || ping.code === 'model_not_found' || /model.*(not found|does ?n[o']t exist|not exist)/i.test(ping.message ?? '')) {
+        const choices = ids.length > 0 ? `one of: ${ids.slice(0, 8).join(', ')}${ids.length > 8 ? ', …' : ''}` : `a model ${base} serves`;
+        const fix = x.fromEnv ? `set PENGUIN_MODEL to ${choices}` : `set model_id of ${label} (and default_model) in ${x.projectFile} to ${choices}`;
+        return result('fail', `model ${conn.modelId} not found at ${base} (${why}; ${listing})`, fix);
+      }
+      if (ping.status === 408 || ping.status === 429 || ping.status >= 500) {
+        return result('warn', `${base} could not answer a one-token request for ${label} (${why}): provider trouble, so the setup could not be verified`, 'try again later; if it persists, check the provider\'s status or limits');
+      }
+      return result('fail', `${base} refused a one-token request for ${label} (${why})`, `check model_id and client_type of ${label} in ${x.projectFile}, and ${baseSource}`);
+    }
   }
-  if (r.status === 404 || r.status === 405) {
-    return { name, status: 'warn', detail: `${base} is reachable but does not serve /models (HTTP ${r.status}); the key was not verified` };
-  }
-  if (r.status !== 200) {
-    return { name, status: 'fail', detail: `unexpected answer from ${base}/models (HTTP ${r.status}${errorMessage(r.json) ? `: ${errorMessage(r.json)}` : ''})`, fix: 'check OPENAI_BASE_URL; try again if the provider is having trouble' };
-  }
-  const data = field(r.json, 'data');
-  const ids = Array.isArray(data) ? data.map((d) => str(field(d, 'id'))).filter((x): x is string => x !== undefined) : [];
-  const listed = `${ids.length} model${ids.length === 1 ? '' : 's'} listed`;
-  const answered = m.api_key ? 'accepted the key' : 'answered without a key';
-  if (m.model_id && ids.length > 0 && !ids.includes(m.model_id)) {
-    return { name, status: 'warn', detail: `${base} ${answered} (${listed}) but does not list PENGUIN_MODEL "${m.model_id}"`, fix: `set PENGUIN_MODEL to one of: ${ids.slice(0, 8).join(', ')}${ids.length > 8 ? ', ...' : ''}` };
-  }
-  return { name, status: 'ok', detail: `${base} ${answered} (${listed}${m.model_id ? `, using ${m.model_id}` : ''})` };
 }
