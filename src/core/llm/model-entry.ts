@@ -63,10 +63,32 @@ export interface ModelConnection {
 
 const blank = (s: string | undefined): boolean => s === undefined || s.trim() === '';
 
-/** Credentials and endpoint for an entry; blank values fall back to the OpenAI environment variables. */
+/** Where the OpenAI client sends requests when nothing names a base URL. */
+export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+
+/** Same endpoint, whatever the case of the host or a trailing slash. */
+function sameEndpoint(a: string, b: string): boolean {
+  const norm = (u: string) => {
+    try {
+      const x = new URL(u.trim());
+      return `${x.protocol}//${x.host.toLowerCase()}${x.pathname.replace(/\/+$/, '')}`;
+    } catch {
+      return u.trim().replace(/\/+$/, '');
+    }
+  };
+  return norm(a) === norm(b);
+}
+
+/**
+ * Credentials and endpoint for an entry; blank values fall back to the OpenAI environment variables. The
+ * environment's key belongs to the environment's endpoint (OPENAI_BASE_URL, else api.openai.com): an entry
+ * naming another base_url without a key of its own gets no key, so one provider's key never goes to another.
+ */
 export function resolveModelConnection(entry: ModelEntry, env: Record<string, string | undefined> = process.env): ModelConnection {
-  const apiKey = !blank(entry.api_key) ? entry.api_key!.trim() : !blank(env.OPENAI_API_KEY) ? env.OPENAI_API_KEY!.trim() : undefined;
-  const baseUrl = !blank(entry.base_url) ? entry.base_url!.trim() : !blank(env.OPENAI_BASE_URL) ? env.OPENAI_BASE_URL!.trim() : undefined;
+  const envBase = !blank(env.OPENAI_BASE_URL) ? env.OPENAI_BASE_URL!.trim() : undefined;
+  const baseUrl = !blank(entry.base_url) ? entry.base_url!.trim() : envBase;
+  const envKeyFits = blank(entry.base_url) || sameEndpoint(entry.base_url!, envBase ?? OPENAI_DEFAULT_BASE_URL);
+  const apiKey = !blank(entry.api_key) ? entry.api_key!.trim() : !blank(env.OPENAI_API_KEY) && envKeyFits ? env.OPENAI_API_KEY!.trim() : undefined;
   const conn: ModelConnection = { provider: entry.provider, modelId: entry.model_id };
   if (apiKey !== undefined) conn.apiKey = apiKey;
   if (baseUrl !== undefined) conn.baseUrl = baseUrl;

@@ -2,7 +2,8 @@
  * The one place an `openai` SDK client is built for a model connection, shared by GenerativeModel and the
  * endpoint probe (doctor), so both reach the same base URL with the same credentials: `maxRetries: 0`
  * (callers own retries), SDK logging off, and no Authorization header at all for a keyless endpoint on
- * this machine or a private network. A client type that is not the chat protocol, or a missing key for a
+ * this machine or a private network; nothing read from the process environment. A client type that is not
+ * the chat protocol, or a missing key for a
  * public host, is a setup failure returned instead of a client (no request is ever sent for it).
  */
 import OpenAI from 'openai';
@@ -38,6 +39,12 @@ export function openAIClient(t: ClientTarget): ClientResult {
     const client = new OpenAI({
       apiKey: keyless ? NO_KEY : t.apiKey,
       baseURL: t.baseUrl ?? null,
+      // Named, so the SDK does not read them from the gateway's environment and send the operator's OpenAI
+      // organization and project (or hold its admin key) for whatever endpoint a model names.
+      adminAPIKey: null,
+      organization: null,
+      project: null,
+      webhookSecret: null,
       maxRetries: 0,
       logLevel: 'off',
       ...(keyless ? { defaultHeaders: { Authorization: null } } : {}),

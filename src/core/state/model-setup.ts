@@ -31,6 +31,6 @@ export function modelSetupProblem(m: ResolvedModel, projectFile: string): ModelS
   if (isPrivateHost(host)) return undefined;
   return {
     problem: `no model endpoint is configured (${model} at ${baseUrl} has no API key)`,
-    fix: `set OPENAI_API_KEY (with OPENAI_BASE_URL and PENGUIN_MODEL for another OpenAI-compatible endpoint), or api_key / base_url of ${model} in ${projectFile}; \`penguin-gateway doctor\` checks it`,
+    fix: `set api_key of ${model} in ${projectFile}, or OPENAI_API_KEY with OPENAI_BASE_URL=${baseUrl} (the environment's key is sent only to OPENAI_BASE_URL, api.openai.com when unset); with PENGUIN_MODEL for another model; \`penguin-gateway doctor\` checks it`,
   };
 }

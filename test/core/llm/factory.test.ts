@@ -16,13 +16,14 @@ const entry = (extra: Record<string, unknown> = {}): ModelEntry => {
   if (!r.ok) throw new Error(r.error);
   return r.entry;
 };
-const env = { OPENAI_API_KEY: API_KEY };
+/** The fake server is the environment's endpoint, so the environment's key goes to it. */
+const envOf = () => ({ OPENAI_API_KEY: API_KEY, OPENAI_BASE_URL: server.baseUrl });
 const tools = [{ name: 'exec_command', description: 'Run.', parameters: { type: 'object', properties: {} } }];
 
 test('create(): tools, system prompt, Agent max_tokens (entry wins), reasoning_effort per entry flag', async () => {
-  const f = createModelFactory({ entry: entry({ max_tokens: 4096, reasoning_effort: true }), env, tools, systemPrompt: 'sys', maxTokens: 32000, thinkingLevel: 'medium' });
+  const f = createModelFactory({ entry: entry({ max_tokens: 4096, reasoning_effort: true }), env: envOf(), tools, systemPrompt: 'sys', maxTokens: 32000, thinkingLevel: 'medium' });
   await collect(f.create().streamGenerate({ newMessages: [b.userText('hi')] }));
-  const g = createModelFactory({ entry: entry(), env, tools: () => tools });
+  const g = createModelFactory({ entry: entry(), env: envOf(), tools: () => tools });
   await collect(g.create().streamGenerate({ newMessages: [b.userText('hi')] }));
   expect(server.requests[0].body).toMatchObject({ max_completion_tokens: 4096, reasoning_effort: 'medium', tools: [{ type: 'function', function: tools[0] }] });
   expect(server.requests[0].body.messages[0]).toEqual({ role: 'system', content: 'sys' });
@@ -33,7 +34,7 @@ test('create(): tools, system prompt, Agent max_tokens (entry wins), reasoning_e
 test('a rebuilt model shares the allocator and continues the Session totals', async () => {
   const call = { id: 'c', name: 'exec_command', arguments: '{}' };
   server.enqueue(turn({ toolCalls: [call], usage: { prompt_tokens: 10, completion_tokens: 2 } }), turn({ toolCalls: [call], usage: { prompt_tokens: 20, completion_tokens: 3 } }));
-  const f = createModelFactory({ entry: entry(), env, tools, sessionUsage: { cache_read: 0, cache_write: 100, output: 0, total: 100 } });
+  const f = createModelFactory({ entry: entry(), env: envOf(), tools, sessionUsage: { cache_read: 0, cache_write: 100, output: 0, total: 100 } });
   const one = await collect(f.create().streamGenerate({ newMessages: [b.userText('a')] }));
   const two = await collect(f.create().streamGenerate({ newMessages: [b.userText('b')] }));
   expect([...toolCalls(one.msgs), ...toolCalls(two.msgs)].map((m) => m.payload.tool_call_id)).toEqual(['c', 'c#2']);
@@ -49,7 +50,7 @@ test('a missing key anywhere ends auth', async () => {
 describe('bareGenerate', () => {
   test('returns the reply text; sends no tools, no system prompt, 300 tokens, no fast mode', async () => {
     server.enqueue(turn({ reasoning: 'hmm', text: ' Fixing the build ' }));
-    const f = createModelFactory({ entry: entry({ fast_mode: true, max_tokens: 9000 }), env, tools, systemPrompt: 'sys' });
+    const f = createModelFactory({ entry: entry({ fast_mode: true, max_tokens: 9000 }), env: envOf(), tools, systemPrompt: 'sys' });
     expect(await f.bareGenerate('Title for: fix the build')).toBe('Fixing the build');
     expect(server.requests[0].body).toEqual({
       model: 'fake-model', messages: [{ role: 'user', content: 'Title for: fix the build' }], stream: true,
@@ -59,12 +60,12 @@ describe('bareGenerate', () => {
 
   test('sends images after the prompt (vision model)', async () => {
     const img = 'data:image/png;base64,AAAA';
-    await createModelFactory({ entry: entry(), env }).bareGenerate('Describe.', { images: [img] });
+    await createModelFactory({ entry: entry(), env: envOf() }).bareGenerate('Describe.', { images: [img] });
     expect(server.requests[0].body.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'Describe.' }, { type: 'image_url', image_url: { url: img } }] }]);
   });
 
   test("'' on failure, on an aborted signal and on its overall deadline", async () => {
-    const f = createModelFactory({ entry: entry(), env });
+    const f = createModelFactory({ entry: entry(), env: envOf() });
     server.enqueue(httpError(500));
     expect(await f.bareGenerate('x')).toBe('');
     const ac = new AbortController();
@@ -76,7 +77,7 @@ describe('bareGenerate', () => {
   });
 
   test('tells onUsage once what the request cost, or how it ended', async () => {
-    const f = createModelFactory({ entry: entry(), env });
+    const f = createModelFactory({ entry: entry(), env: envOf() });
     const heard: unknown[] = [];
     server.enqueue(turn({ text: 'A title', usage: { prompt_tokens: 12, completion_tokens: 3 } }), httpError(500));
     await f.bareGenerate('x', { onUsage: (u) => heard.push(u) });

@@ -37,3 +37,12 @@ test('blank key and url fall back to OPENAI_API_KEY / OPENAI_BASE_URL; set value
   });
   expect(resolveModelConnection(ok({ provider: 'p', model_id: 'm' }), {})).toEqual({ provider: 'p', modelId: 'm' });
 });
+
+test("the environment's key goes only to the environment's endpoint, never to an entry's other base_url", () => {
+  const deepseek = ok({ provider: 'deepseek', model_id: 'deepseek-v4-flash', base_url: 'https://api.deepseek.com' });
+  expect(resolveModelConnection(deepseek, { OPENAI_API_KEY: 'sk-openai' })).toEqual({ provider: 'deepseek', modelId: 'deepseek-v4-flash', baseUrl: 'https://api.deepseek.com' });
+  expect(resolveModelConnection(deepseek, { OPENAI_API_KEY: 'sk-openai', OPENAI_BASE_URL: 'https://proxy.example/v1' })).not.toHaveProperty('apiKey');
+  expect(resolveModelConnection(deepseek, { OPENAI_API_KEY: 'sk-ds', OPENAI_BASE_URL: 'https://API.deepseek.com/' }).apiKey).toBe('sk-ds');
+  const openai = ok({ provider: 'openai', model_id: 'gpt', base_url: 'https://api.openai.com/v1/' });
+  expect(resolveModelConnection(openai, { OPENAI_API_KEY: 'sk-openai' }).apiKey).toBe('sk-openai');
+});

@@ -140,14 +140,17 @@ describe('.project_config.toml', () => {
 describe('model resolution', () => {
   const env = { OPENAI_API_KEY: 'sk-env', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' };
 
-  it('resolves the default model and falls back to the OpenAI env for blank credentials', async () => {
+  it('resolves the default model and falls back to the OpenAI env for blank credentials, its key only for its endpoint', async () => {
     const r = await loadProjectConfig(FIXTURE);
     if (!r?.ok) throw new Error('fixture failed');
     const d = resolveModel(r.value, FIXTURE, undefined, env);
     expect(d.ok && d.value.ref).toEqual({ provider: 'deepseek', model_id: 'deepseek-v4-flash' });
     expect(d.ok && d.value.connection).toEqual({ provider: 'deepseek', modelId: 'deepseek-v4-flash', apiKey: 'sk-fixture-deepseek', baseUrl: 'http://127.0.0.1:9/v1' });
     const v = resolveVisionModel(r.value, FIXTURE, env);
-    expect(v?.ok && v.value.connection).toEqual({ provider: 'openrouter', modelId: 'google/gemini-3-flash', apiKey: 'sk-env', baseUrl: 'https://openrouter.ai/api/v1', clientType: 'openai-responses' });
+    // The entry names openrouter.ai while the environment's key is for 127.0.0.1:9: it is not sent there.
+    expect(v?.ok && v.value.connection).toEqual({ provider: 'openrouter', modelId: 'google/gemini-3-flash', baseUrl: 'https://openrouter.ai/api/v1', clientType: 'openai-responses' });
+    const routed = resolveVisionModel(r.value, FIXTURE, { OPENAI_API_KEY: 'sk-or', OPENAI_BASE_URL: 'https://openrouter.ai/api/v1' });
+    expect(routed?.ok && routed.value.connection.apiKey).toBe('sk-or');
   });
 
   it('never infers a provider from a model id', async () => {
@@ -194,7 +197,7 @@ describe('session model settings', () => {
     const r = await loadProjectConfig(FIXTURE);
     if (!r?.ok) throw new Error('fixture failed');
     const agent = { model: { max_tokens: 32000, thinking_level: 'medium' as const, timeoutMs: 120000 } };
-    const vision = resolveModel(r.value, FIXTURE, { provider: 'openrouter', model_id: 'google/gemini-3-flash' }, { OPENAI_API_KEY: 'k' });
+    const vision = resolveModel(r.value, FIXTURE, { provider: 'openrouter', model_id: 'google/gemini-3-flash' }, { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: 'https://openrouter.ai/api/v1' });
     if (!vision.ok) throw new Error(vision.error.message);
     expect(sessionModelSettings(vision.value, agent, 'high')).toEqual({
       modelId: 'google/gemini-3-flash',

@@ -65,7 +65,7 @@ it('fails without a key for a public endpoint, with the fix, as start would refu
   expect(r.code).toBe(1);
   const [line] = modelLines(r.stdout);
   expect(line).toBe('✗ model        no model endpoint is configured (openai/gpt-4o-mini at https://api.openai.com/v1 has no API key): start answers every message with "I can\'t answer yet" (default_project does not exist yet: start creates it with this model)');
-  expect(fixAfter(r.stdout, line)).toMatch(/^set OPENAI_API_KEY \(with OPENAI_BASE_URL and PENGUIN_MODEL for another OpenAI-compatible endpoint\), or api_key \/ base_url of openai\/gpt-4o-mini in .*default_project\/\.project_config\.toml/);
+  expect(fixAfter(r.stdout, line)).toMatch(/^set api_key of openai\/gpt-4o-mini in .*default_project\/\.project_config\.toml, or OPENAI_API_KEY with OPENAI_BASE_URL=https:\/\/api\.openai\.com\/v1 \(the environment's key is sent only to OPENAI_BASE_URL/);
   expect(fixAfter(r.stdout, line)).not.toContain('penguin-gateway doctor');
   expect(r.stdout).toMatch(/\n1 check failed\.\n$/);
 

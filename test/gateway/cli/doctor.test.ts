@@ -207,12 +207,12 @@ it('checks an existing database and data root', async () => {
   expect(r.stdout).not.toContain('operator-token-1234567890abc');
 });
 
-it('fails when the data root is a file or the database is not a database', async () => {
+it('warns that start rebuilds a database that is not a database, and fails when the data root is a file', async () => {
   mkdirSync(c.home);
   writeFileSync(join(c.home, 'gateway.db'), 'this is not sqlite, just text that is long enough to look like a header.......');
   let r = await c.run(['doctor']);
-  expect(r.code).toBe(1);
-  expect(lineOf(r.stdout, 'database')).toMatch(/^✗ database +cannot read .*gateway\.db: file is not a database/);
+  expect(lineOf(r.stdout, 'database')).toMatch(/^! database +.*gateway\.db is not a readable database: file is not a database/);
+  expect(r.stdout).toContain('start moves it aside (gateway.db.corrupt-<time>) and rebuilds the index');
 
   c.env.PENGUIN_HOME = join(c.dir, 'a-file');
   writeFileSync(c.env.PENGUIN_HOME, '');

@@ -42,7 +42,7 @@ export function checkDatabase(config: Pick<GatewayConfig, 'db_path' | 'admin_tok
     return { name, status: 'ok', detail: 'none yet: start generates one and prints it once' };
   };
   if (!existsSync(config.db_path)) {
-    return [{ name: 'database', status: 'ok', detail: `${config.db_path} does not exist yet; start creates it (schema version ${latest})` }, token(0)];
+    return [{ name: 'database', status: 'ok', detail: `${config.db_path} does not exist yet; start creates it (schema version ${latest}) and fills it from the traces and the journal, if any` }, token(0)];
   }
   let db: Database.Database | undefined;
   try {
@@ -52,7 +52,7 @@ export function checkDatabase(config: Pick<GatewayConfig, 'db_path' | 'admin_tok
     const stored = version >= 1 ? (db.prepare('SELECT COUNT(*) AS n FROM admin_tokens').get() as { n: number }).n : 0;
     let result: CheckResult;
     if (check !== 'ok') {
-      result = { name: 'database', status: 'fail', detail: `${config.db_path} failed SQLite's integrity check: ${String(check)}`, fix: 'restore gateway.db from a backup (or move it away), then run `penguin-gateway reindex` to rebuild it from the traces' };
+      result = { name: 'database', status: 'warn', detail: `${config.db_path} failed SQLite's integrity check: ${String(check)}`, fix: 'start moves it aside (gateway.db.corrupt-<time>) and rebuilds the index from the traces and the journal; nothing is lost' };
     } else if (version > latest) {
       result = { name: 'database', status: 'fail', detail: `${config.db_path} is at schema version ${version}, newer than this release knows (${latest})`, fix: 'run the release that wrote it (or newer), or restore a backup taken before the upgrade' };
     } else if (version < latest) {
@@ -63,12 +63,21 @@ export function checkDatabase(config: Pick<GatewayConfig, 'db_path' | 'admin_tok
     return [result, token(stored)];
   } catch (e) {
     return [
-      { name: 'database', status: 'fail', detail: `cannot read ${config.db_path}: ${(e as Error).message}`, fix: 'check the file\'s permissions; if it is damaged, move it away and run `penguin-gateway reindex`' },
+      unreadableDatabase(config.db_path, e),
       token(undefined),
     ];
   } finally {
     db?.close();
   }
+}
+
+/** Damage start repairs by itself (a rebuild from the files) warns; anything else (permissions) fails. */
+function unreadableDatabase(path: string, e: unknown): CheckResult {
+  const code = (e as { code?: unknown }).code;
+  if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
+    return { name: 'database', status: 'warn', detail: `${path} is not a readable database: ${(e as Error).message}`, fix: 'start moves it aside (gateway.db.corrupt-<time>) and rebuilds the index from the traces and the journal; nothing is lost' };
+  }
+  return { name: 'database', status: 'fail', detail: `cannot read ${path}: ${(e as Error).message}`, fix: 'check the file\'s permissions and owner: the gateway must read and write it' };
 }
 
 function isLoopback(host: string): boolean {
