@@ -2,7 +2,7 @@
  * TaskRunner: one Task of a conversation's session, end to end (gateway.md §4, §5, §7). It renders the
  * live reply (typing renewed at the adapter's pace), answers tool calls through the approval broker,
  * records every usage row, keeps the session row's status, and after the first reply asks the model for a
- * title. An exception inside the gateway ends the Task with an abort the user can read, never a crash.
+ * title (shown where the platform titles conversations). An exception inside the gateway ends the Task with an abort the user can read, never a crash.
  */
 import { encodeActionPayload } from '../../adapters/contract/action-payload';
 import type { Clock } from '../../adapters/contract/clock';
@@ -129,14 +129,23 @@ export class TaskRunner {
     if (!row || row.title) return undefined;
     const text = input.filter((m) => isPayload(m, 'text')).map((m) => (m.payload as { text: string }).text).join('\n');
     if (text.trim() === '') return undefined;
-    await this.o.store.updateSession(entry.session.id, { title: fallbackTitle(text) });
+    const title = fallbackTitle(text);
+    await this.o.store.updateSession(entry.session.id, { title });
+    this.showTitle(entry, this.o.redactor?.redact(title) ?? title);
     return text;
+  }
+
+  /** Where the platform shows conversation titles, it gets the session's; a failure only costs the title. */
+  private showTitle(entry: Entry, title: string): void {
+    entry.adapter.setTitle?.(entry.thread, title).catch((err: unknown) => this.o.logger.warn({ err: entry.adapter.classify(err).message }, 'conversation title not shown'));
   }
 
   private async modelTitle(entry: Entry, user: string, renderer: ReplyRenderer): Promise<void> {
     const assistant = answerText(renderer.liveView);
     const generated = await entry.session.generateTitle({ user, assistant });
     const title = generated && (this.o.redactor?.redact(generated) ?? generated);
-    if (title) await this.o.store.updateSession(entry.session.id, { title }).catch(() => undefined);
+    if (!title) return;
+    await this.o.store.updateSession(entry.session.id, { title }).catch(() => undefined);
+    this.showTitle(entry, title);
   }
 }
