@@ -80,15 +80,13 @@ function fromSdk(e: SdkError, err: unknown, method: string | undefined): Platfor
 /** Maps anything a Slack call threw to a classified PlatformError (PlatformErrors pass through). */
 export function classifySlackError(err: unknown, method?: string): PlatformError {
   if (err instanceof PlatformError) return err;
-  if (err !== null && typeof err === 'object') {
-    try {
-      const known = fromSdk(err as SdkError, err, method);
-      if (known) return known;
-    } catch {
-      // a value whose fields cannot be read is still classified below
-    }
+  try {
+    const known = err !== null && typeof err === 'object' ? fromSdk(err as SdkError, err, method) : undefined;
+    return known ?? new PlatformError('slack', { kind: 'retry' }, `${where(method)}${thrownMessage(err)}`, { cause: err });
+  } catch {
+    // a value whose fields cannot even be read (a hostile proxy): still a bounded retry, never a throw
+    return new PlatformError('slack', { kind: 'retry' }, `${where(method)}an unreadable error`);
   }
-  return new PlatformError('slack', { kind: 'retry' }, `${where(method)}${thrownMessage(err)}`, { cause: err });
 }
 
 /** Runs a Web API call; whatever it throws leaves as a classified PlatformError naming the method. */

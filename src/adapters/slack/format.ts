@@ -1,13 +1,13 @@
 /**
  * What a Slack message carries for an OutboundContent: the reply's Markdown in a `markdown` block (Slack
  * renders standard Markdown there: headings, tables, fences; ≤12,000 characters), the buttons as an
- * `actions` block, and `text` as the notification fallback (plain text from the one Markdown parse).
+ * `actions` block, and `text` as the notification fallback (mrkdwn from the same one-parse formatter,
+ * which escapes & < >).
  * Approval cards are laid out as Block Kit (card-blocks.ts). `plain`: after Slack refused the blocks, the
  * text alone (mrkdwn-escaped). Model output can never ping: `<!here>` and `<@U…>` sequences are defused.
  */
 import type { OutboundContent } from '../contract/surface';
-import { escapeSlack } from '../format/slack';
-import { toPlainText } from '../format/plain';
+import { escapeSlack, toSlackMrkdwn } from '../format/slack';
 import { actionsBlock, type SlackBlock } from './blocks';
 import { cardBlocks } from './card-blocks';
 
@@ -29,9 +29,9 @@ function cut(s: string, max: number): string {
   return cps.length <= max ? s : `${cps.slice(0, max - 1).join('')}…`;
 }
 
-/** Plain notification text for Markdown (never empty: Slack wants a fallback). */
+/** Notification text for Markdown, as mrkdwn (never empty: Slack wants a fallback). */
 export function fallbackText(markdown: string): string {
-  const t = cut(defuseMentions(toPlainText(markdown)).trim(), FALLBACK_TEXT_MAX);
+  const t = cut(toSlackMrkdwn(markdown).trim(), FALLBACK_TEXT_MAX);
   return t === '' ? '…' : t;
 }
 

@@ -120,6 +120,8 @@ export class SocketLink implements Receiver {
   /** Opens a new link, then retires the old one; on failure tries again with backoff. */
   private replace(why: string): void {
     if (this.state === 'stopped' || this.state === 'failed' || this.replacing) return;
+    if (this.retryTimer) this.o.clock.clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
     this.state = 'reconnecting';
     this.problem = why;
     this.replacing = this.open().then(
