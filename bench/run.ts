@@ -36,6 +36,8 @@ export const PLAN = {
     scale: { tiers: [100, 1000], tokens: 100, tokensPerSecond: 20 },
     dms: { chats: 20, tokens: 300, tokensPerSecond: 300 / 3.07, runs: 3, warmSettleMs: 2500 },
     slackThreads: { chats: 20, tokens: 300, tokensPerSecond: 300 / 3.07 },
+    // one reply every 1.4 s: Slack's ~50 chat.update/min per workspace (each reply's Stop button is removed by one)
+    slackOverhead: { messages: 40, chats: 20, gapMs: 1400 },
     sessionsOpen: { sessions: 10_000, warm: 100, concurrency: 16, settleMs: 2000 },
     sessionsExchange: { sessions: 1000, warm: 50, concurrency: 16, settleMs: 2000 },
     engine: { messages: 10_000, traceRecords: 10_000, runs: 5 },
@@ -48,6 +50,7 @@ export const PLAN = {
     scale: { tiers: [5, 15], tokens: 10, tokensPerSecond: 20 },
     dms: { chats: 5, tokens: 50, tokensPerSecond: 100, runs: 1, warmSettleMs: 500 },
     slackThreads: { chats: 5, tokens: 50, tokensPerSecond: 100 },
+    slackOverhead: { messages: 10, chats: 5, gapMs: 40 },
     sessionsOpen: { sessions: 50, warm: 5, concurrency: 8, settleMs: 200 },
     sessionsExchange: { sessions: 15, warm: 5, concurrency: 8, settleMs: 200 },
     engine: { messages: 1000, traceRecords: 1000, runs: 1 },
@@ -122,7 +125,7 @@ export async function runBench(opts: BenchOptions = {}): Promise<{ results: Benc
       const slack: NonNullable<BenchResults['slack']> = {};
       results.slack = slack;
       await section('slack-overhead', async () => {
-        slack.overhead = await runOverhead({ platform: 'slack', ...plan.overhead });
+        slack.overhead = await runOverhead({ platform: 'slack', ...plan.slackOverhead });
       });
       await section('slack-streaming', async () => {
         slack.streaming = await runStreaming({ platform: 'slack', ...plan.streaming });
