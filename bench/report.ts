@@ -53,6 +53,8 @@ export interface BenchResults {
   sessionsExchange?: SessionsResult;
   engine?: EngineBenchResult;
   trace?: TraceThroughputResult;
+  /** The Slack row set, measured next to the main platform's (absent when Slack is the main platform). */
+  slack?: { overhead?: OverheadResult; streaming?: StreamingResult; threads?: ScaleResult };
   issues: SectionIssue[];
 }
 
@@ -67,7 +69,8 @@ const fmtInt = (n: number): string => (Number.isFinite(n) ? Math.round(n).toLoca
 const count = (n: number, noun: string): string => `${fmtInt(n)} ${noun}${n === 1 ? '' : 's'}`;
 const med = (s: Summary): string => `median ${ms(s.median)} · p99 ${ms(s.p99)}`;
 const check = (ok: boolean): Verdict => (ok ? 'pass' : 'fail');
-const platformLabel = (p: PlatformName): string => (p === 'telegram' ? 'Telegram (fake Bot API)' : 'web playground');
+const PLATFORM_LABEL: Record<PlatformName, string> = { telegram: 'Telegram (fake Bot API)', slack: 'Slack (fake Web API + signed events)', web: 'web playground' };
+const platformLabel = (p: PlatformName): string => PLATFORM_LABEL[p];
 
 /** The row of a measurement that did not run: the reason is listed once under the table. */
 function issueRow(r: BenchResults, section: string, area: string, name: string, goal: string): Row | undefined {
@@ -235,8 +238,38 @@ function coreRows(r: BenchResults): Row[] {
   return rows;
 }
 
+/** The Slack rows next to the main platform's: overhead, the calls of one streamed thread reply, threads at once. */
+function slackRows(r: BenchResults): Row[] {
+  const s = r.slack;
+  if (!s) return [];
+  const rows: Row[] = [];
+  const o = s.overhead;
+  if (o) {
+    const setup = `${o.completed}/${o.messages} msgs, one at a time, ${platformLabel('slack')}`;
+    rows.push({ area: 'Slack', name: 'Slack: inbound → first outbound call', setup, result: `${med(o.firstOutbound)} (first call: ${o.firstOutboundKind})`, goal: '≤ 20 ms median', verdict: check(o.firstOutbound.median <= 20) });
+    rows.push({ area: 'Slack', name: 'Slack: model done → complete reply (instant model)', setup, result: med(o.modelDoneToComplete), goal: '—', verdict: 'info' });
+  } else rows.push(...[issueRow(r, 'slack-overhead', 'Slack', 'Slack: inbound → first outbound call', '≤ 20 ms median')].filter((x): x is Row => !!x));
+  for (const c of s.streaming?.chats ?? []) {
+    const where = c.chat === 'dm' ? 'DM thread' : 'channel thread';
+    const setup = `${fmtInt(c.tokens)} tokens @ ${s.streaming!.tokensPerSecond} tok/s (${round(c.streamMs / 1000, 1)} s), ${platformLabel('slack')}; floor ${fmtInt(c.intervalMs)} ms`;
+    const kinds = Object.entries(c.calls).filter(([k, n]) => n > 0 && k !== 'typing').map(([k, n]) => `${n} ${KIND_NAME[k] ?? k}`).join(' + ');
+    rows.push({ area: 'Slack', name: `Slack: stream: platform calls per reply (${where})`, setup, result: `${c.contentCalls} (${kinds}) + ${c.calls.typing} typing; ${fmtInt(c.rateLimited)} × 429`, goal: '0 × 429', verdict: check(c.rateLimited === 0 && c.completed) });
+    rows.push({ area: 'Slack', name: `Slack: stream: model done → complete (${where})`, setup, result: c.completed ? ms(c.modelDoneToComplete) : 'did not complete', goal: '—', verdict: 'info' });
+  }
+  if (!s.streaming) rows.push(...[issueRow(r, 'slack-streaming', 'Slack', 'Slack: stream: platform calls per reply (DM thread)', '0 × 429')].filter((x): x is Row => !!x));
+  const t = s.threads;
+  if (t) {
+    const setup = `${fmtInt(t.chats)} DM threads at once × ${t.tokens} tokens @ ${round(t.tokensPerSecond, 1)} tok/s, one workspace, ${platformLabel('slack')}; ${fmtInt(t.completed)}/${fmtInt(t.chats)} complete in ${round(t.wallSeconds, 1)} s`;
+    const k = t.callsByKind;
+    rows.push({ area: 'Slack', name: `Slack: ${t.chats} threads at once: 429s received`, setup, result: fmtInt(t.rateLimited), goal: '0', verdict: check(t.rateLimited === 0 && t.completed === t.chats) });
+    rows.push({ area: 'Slack', name: `Slack: ${t.chats} threads at once: platform calls`, setup, result: `${fmtInt(t.calls)} (${count(k.post, 'post')}, ${count(k.edit, 'update')}, ${fmtInt(k.typing)} typing)`, goal: '—', verdict: 'info' });
+    rows.push({ area: 'Slack', name: `Slack: ${t.chats} threads at once: added latency`, setup, result: med(t.addedLatency), goal: '—', verdict: 'info' });
+  } else rows.push(...[issueRow(r, 'slack-threads', 'Slack', 'Slack: threads at once: 429s received', '0')].filter((x): x is Row => !!x));
+  return rows;
+}
+
 export function reportRows(r: BenchResults): Row[] {
-  return [...overheadRows(r), ...streamingRows(r), ...scaleRows(r), ...dmRows(r), ...footprintRows(r), ...coreRows(r)];
+  return [...overheadRows(r), ...streamingRows(r), ...scaleRows(r), ...dmRows(r), ...slackRows(r), ...footprintRows(r), ...coreRows(r)];
 }
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -249,7 +282,8 @@ export function renderReport(r: BenchResults): string {
     `- Date: ${m.date} · duration ${Math.round(r.seconds)} s`,
     `- Machine: ${m.cpu} · ${m.cores} cores · ${m.ramGiB} GiB RAM · ${m.os} · load average ${m.loadAvg1m} at start`,
     `- Node: ${m.node}`,
-    `- Platform path: ${r.platform === 'telegram' ? 'fake Telegram Bot API on 127.0.0.1 enforcing 1 msg/s per chat and 30 msg/s per bot (429 + retry_after)' : 'web playground (the Telegram adapter is not wired into this build, so Telegram measurements are marked blocked)'}; fake OpenAI-compatible model streaming on 127.0.0.1`,
+    `- Platform path: ${r.platform === 'telegram' ? 'fake Telegram Bot API on 127.0.0.1 enforcing 1 msg/s per chat and 30 msg/s per bot (429 + retry_after)' : r.platform === 'slack' ? "fake Slack on 127.0.0.1 enforcing Slack's per-method workspace limits (429 + Retry-After)" : 'web playground (the Telegram adapter is not wired into this build, so Telegram measurements are marked blocked)'}; fake OpenAI-compatible model streaming on 127.0.0.1`,
+    ...(r.slack ? ["- Slack rows: the fake Slack on 127.0.0.1 with Slack's per-method workspace limits (chat.update 50/min, stream start/stop 20/min, appends 100/min; 429 + Retry-After), events signed and delivered over HTTP"] : []),
     '- The gateway is the built CLI (`node dist/src/gateway/cli.js start`) in a fresh process and temp home per scenario, measured from outside',
     '',
     '| Area | Measurement | Setup | Result | Goal (gateway.md §11) | Verdict |',

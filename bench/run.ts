@@ -1,7 +1,9 @@
 /**
  * `npm run bench` (after tsc): runs every benchmark in order against the built gateway and prints the
  * Markdown report on stdout (progress goes to stderr). `--quick` runs a reduced set in well under 30 s;
- * `--platform=web|telegram` skips the detection of the Telegram adapter; `--json` appends the raw results.
+ * `--platform=web|telegram|slack` skips the detection of the Telegram adapter (slack: the platform rows run on
+ * the fake Slack); unless the platform is Slack, a Slack row set (overhead, a streamed thread reply, threads
+ * at once) follows the main platform's; `--json` appends the raw results.
  * `runBench()` is the same in-process (the smoke test uses it). Every scenario is bounded by counts and
  * deadlines, uses 127.0.0.1 only, and child processes and temp dirs are cleaned up even when one fails.
  */
@@ -33,6 +35,9 @@ export const PLAN = {
     streaming: { tokensPerSecond: 50, seconds: 20 },
     scale: { tiers: [100, 1000], tokens: 100, tokensPerSecond: 20 },
     dms: { chats: 20, tokens: 300, tokensPerSecond: 300 / 3.07, runs: 3, warmSettleMs: 2500 },
+    slackThreads: { chats: 20, tokens: 300, tokensPerSecond: 300 / 3.07 },
+    // one reply every 1.4 s: Slack's ~50 chat.update/min per workspace (each reply's Stop button is removed by one)
+    slackOverhead: { messages: 40, chats: 20, gapMs: 1400 },
     sessionsOpen: { sessions: 10_000, warm: 100, concurrency: 16, settleMs: 2000 },
     sessionsExchange: { sessions: 1000, warm: 50, concurrency: 16, settleMs: 2000 },
     engine: { messages: 10_000, traceRecords: 10_000, runs: 5 },
@@ -44,6 +49,8 @@ export const PLAN = {
     streaming: { tokensPerSecond: 50, seconds: 2 },
     scale: { tiers: [5, 15], tokens: 10, tokensPerSecond: 20 },
     dms: { chats: 5, tokens: 50, tokensPerSecond: 100, runs: 1, warmSettleMs: 500 },
+    slackThreads: { chats: 5, tokens: 50, tokensPerSecond: 100 },
+    slackOverhead: { messages: 10, chats: 5, gapMs: 40 },
     sessionsOpen: { sessions: 50, warm: 5, concurrency: 8, settleMs: 200 },
     sessionsExchange: { sessions: 15, warm: 5, concurrency: 8, settleMs: 200 },
     engine: { messages: 1000, traceRecords: 1000, runs: 1 },
@@ -114,6 +121,19 @@ export async function runBench(opts: BenchOptions = {}): Promise<{ results: Benc
     await section('dms-warm', async () => {
       for (let i = 0; i < plan.dms.runs; i++) results.dmsWarm.push(await runScale({ platform, ...plan.dms, warm: true }));
     });
+    if (platform !== 'slack') {
+      const slack: NonNullable<BenchResults['slack']> = {};
+      results.slack = slack;
+      await section('slack-overhead', async () => {
+        slack.overhead = await runOverhead({ platform: 'slack', ...plan.slackOverhead });
+      });
+      await section('slack-streaming', async () => {
+        slack.streaming = await runStreaming({ platform: 'slack', ...plan.streaming });
+      });
+      await section('slack-threads', async () => {
+        slack.threads = await runScale({ platform: 'slack', ...plan.slackThreads });
+      });
+    }
     await section('sessions-open', async () => {
       results.sessionsOpen = await runSessions({ mode: 'open', ...plan.sessionsOpen });
     });
@@ -138,8 +158,8 @@ function parseArgs(argv: string[]): BenchOptions & { json: boolean } {
   for (const a of argv) {
     if (a === '--quick') out.quick = true;
     else if (a === '--json') out.json = true;
-    else if (a === '--platform=web' || a === '--platform=telegram') out.platform = a.slice('--platform='.length) as PlatformName;
-    else throw new Error(`unknown argument ${JSON.stringify(a)} (expected --quick, --json, --platform=web|telegram)`);
+    else if (a === '--platform=web' || a === '--platform=telegram' || a === '--platform=slack') out.platform = a.slice('--platform='.length) as PlatformName;
+    else throw new Error(`unknown argument ${JSON.stringify(a)} (expected --quick, --json, --platform=web|telegram|slack)`);
   }
   return out;
 }

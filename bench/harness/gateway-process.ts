@@ -18,6 +18,8 @@ export const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 export interface GatewayStartOptions {
   modelBaseUrl: string;
   telegram?: { token: string; apiRoot: string };
+  /** The fake Slack: bot token + signing secret (HTTP events at /slack/events) and its Web API root. */
+  slack?: { botToken: string; signingSecret: string; apiUrl: string };
   /** Give up waiting for readiness after this long (default 30 s). */
   readyTimeoutMs?: number;
   /** Extra node flags for the gateway (default: BENCH_GATEWAY_NODE_ARGS, space-separated, e.g. `--cpu-prof`). */
@@ -60,6 +62,11 @@ export async function startGateway(o: GatewayStartOptions): Promise<GatewayProce
   if (o.telegram) {
     env.TELEGRAM_BOT_TOKEN = o.telegram.token;
     env.TELEGRAM_API_ROOT = o.telegram.apiRoot;
+  }
+  if (o.slack) {
+    env.SLACK_BOT_TOKEN = o.slack.botToken;
+    env.SLACK_SIGNING_SECRET = o.slack.signingSecret;
+    env.SLACK_API_URL = o.slack.apiUrl;
   }
   const nodeArgs = o.nodeArgs ?? (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
   const readyTimeoutMs = o.readyTimeoutMs ?? 30_000;

@@ -1,5 +1,5 @@
 /**
- * What a benchmark sees of a chat platform, the same for the fake Telegram and the web playground: it sends
+ * What a benchmark sees of a chat platform, the same for the fake Telegram, the fake Slack and the web playground: it sends
  * a user message into a chat, learns when the gateway received it ('inbound'), and observes every
  * outbound call the gateway makes for a chat ('outbound': typing, post, edit or draft, with the text shown,
  * whether the Stop button is still there, and whether the platform answered 429). Times are performance.now().
@@ -36,9 +36,9 @@ export interface PlatformTotals {
 }
 
 export interface PlatformDriver extends EventEmitter {
-  readonly name: 'telegram' | 'web';
+  readonly name: 'telegram' | 'web' | 'slack';
   /** Gateway options this platform needs (the fake's API root and token). */
-  gatewayOptions(): { telegram?: { token: string; apiRoot: string } };
+  gatewayOptions(): { telegram?: { token: string; apiRoot: string }; slack?: { botToken: string; signingSecret: string; apiUrl: string } };
   /** Called once the gateway is ready. */
   attach(gw: GatewayProcess): Promise<void>;
   /** A user writes `text` in chat `chat` (a DM unless `group`); resolves when it was handed over. */

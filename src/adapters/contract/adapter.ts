@@ -54,6 +54,8 @@ export interface ChannelAdapter {
   ephemeral?(thread: ThreadRef, userId: string, text: string): Promise<void>;
   /** Native streaming for this conversation, when the platform, the chat type and the adapter's config allow it. */
   nativeStream?(thread: ThreadRef, isDM: boolean): NativeStream | undefined;
+  /** Names the conversation where the platform shows a title (Slack assistant threads); best-effort, a no-op elsewhere. */
+  setTitle?(thread: ThreadRef, title: string): Promise<void>;
 }
 
 /** The writer's view of one conversation on an adapter. */

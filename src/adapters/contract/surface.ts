@@ -5,6 +5,7 @@
  * `OutboundContent` is what every call carries: Markdown text (the adapter formats it) whose answer part
  * is embedded verbatim at `answerOffset`, so delivery can be verified without trusting the writer's bookkeeping.
  */
+import type { ApprovalCard, CardState } from './approval-card';
 import type { RateOp, RateScope } from './rate';
 
 export interface ButtonSpec {
@@ -26,6 +27,11 @@ export interface OutboundContent {
   answerOffset: number;
   /** Buttons under the message (e.g. Stop); resent with every edit. */
   buttons?: ButtonSpec[];
+  /**
+   * Set when the message is an approval card: the structured card `text` renders, so a platform with rich
+   * layouts (Slack Block Kit) can lay it out natively; others show `text` and `buttons`.
+   */
+  card?: { card: ApprovalCard; state: CardState };
   /** Send without formatting (after the platform rejected the formatted version). */
   plain: boolean;
   /** The last content this message will get (render fully; intermediate edits may be rendered leniently). */

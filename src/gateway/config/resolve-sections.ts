@@ -75,6 +75,9 @@ function slackSection(sl: FileConfig['slack'], ev: EnvValues, mode: SlackConfig[
     group_policy: groupPolicy(sl.group_policy, 'slack', ev),
     streaming: sl.streaming,
     api_url: ev.slackApiUrl ?? sl.api_url ?? DEFAULTS.slackApiUrl,
+    thread_follow_up: sl.thread_follow_up,
+    native_streaming: sl.native_streaming,
+    socket_silence_ms: sl.socket_silence_ms,
     ...compact({ bot_token: ev.slackBotToken, signing_secret: ev.slackSigningSecret, app_token: ev.slackAppToken, mode }),
   };
 }

@@ -46,6 +46,8 @@ export const DEFAULTS = {
   network: true,
   telegramApiRoot: 'https://api.telegram.org',
   slackApiUrl: 'https://slack.com/api/',
+  /** Socket Mode: a link that delivered nothing for 30 minutes is re-opened (Slack's own refreshes are hours apart). */
+  slackSocketSilenceMs: 1_800_000,
   discordApiUrl: 'https://discord.com/api',
   /** Edit intervals and typing renewals per platform: the adapters' limit tables (platforms.md §5). */
   streaming: {
@@ -122,6 +124,12 @@ const slackSection = z
     group_policy: groupPolicy,
     mode: z.enum(['socket', 'http']).optional(),
     api_url: httpUrl('the Web API root').optional(),
+    /** Messages in a thread the bot answered continue its session without a mention. */
+    thread_follow_up: z.boolean().default(true),
+    /** Stream replies natively in threads (chat.startStream / appendStream / stopStream); false = post + update. */
+    native_streaming: z.boolean().default(true),
+    /** Socket Mode: re-open a link that delivered no event for this long (0 = never). */
+    socket_silence_ms: ms('the Socket Mode silence limit').default(DEFAULTS.slackSocketSilenceMs),
     streaming: streaming(DEFAULTS.streaming.slack),
   })
   .prefault({});

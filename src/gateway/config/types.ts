@@ -38,6 +38,10 @@ export interface SlackConfig extends ChatPlatformBase {
   api_url: string;
   /** From the file, else Socket Mode when an app token exists, else HTTP when a signing secret exists. */
   mode?: 'socket' | 'http';
+  thread_follow_up: boolean;
+  native_streaming: boolean;
+  /** Socket Mode: re-open a link silent this long (0 = never). */
+  socket_silence_ms: number;
 }
 
 export interface DiscordConfig extends ChatPlatformBase {

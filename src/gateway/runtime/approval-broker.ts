@@ -148,6 +148,7 @@ export class ApprovalBroker {
       await this.o.outbox.edit(adapter, { thread: parsed.ref, messageId: row.card.message_id }, {
         text: approvalCardMarkdown(card, { state: 'expired', reason: 'gateway restarted' }),
         buttons: [],
+        card: { card, state: { state: 'expired', reason: 'gateway restarted' } },
       });
     }
     return rows;
@@ -183,7 +184,7 @@ export class ApprovalBroker {
       ctx.signal.addEventListener('abort', onAbort, { once: true });
       void (async () => {
         await ctx.onPending?.(call.payload.tool_call_id, call.origin);
-        const ref = await this.o.outbox.post(ctx.adapter, ctx.thread, { text: approvalCardMarkdown(card), buttons: buttonsFor(card) });
+        const ref = await this.o.outbox.post(ctx.adapter, ctx.thread, { text: approvalCardMarkdown(card), buttons: buttonsFor(card), card: { card, state: { state: 'pending' } } });
         if (!ref) return;
         p.cardRef = ref;
         await this.o.store.setApprovalCard(row.id, { platform: ctx.adapter.platform, chat: bindingKey(ctx.thread), message_id: ref.messageId });
@@ -218,6 +219,6 @@ export class ApprovalBroker {
 
   private async showDecision(p: Pending, state: CardState): Promise<void> {
     if (!p.cardRef) return;
-    await this.o.outbox.edit(p.ctx.adapter, p.cardRef, { text: approvalCardMarkdown(p.card, state), buttons: buttonsFor(p.card, state) });
+    await this.o.outbox.edit(p.ctx.adapter, p.cardRef, { text: approvalCardMarkdown(p.card, state), buttons: buttonsFor(p.card, state), card: { card: p.card, state } });
   }
 }

@@ -18,10 +18,12 @@ import type { Logger } from 'pino';
 export interface OutboxMessage {
   text: string;
   buttons?: ButtonSpec[];
+  /** The approval card `text` renders, for adapters that lay cards out natively. */
+  card?: OutboundContent['card'];
 }
 
 export function outboundOf(m: OutboxMessage, plain = false): OutboundContent {
-  return { text: m.text, header: '', answer: '', answerOffset: 0, buttons: m.buttons, plain, final: true, part: 0 };
+  return { text: m.text, header: '', answer: '', answerOffset: 0, buttons: m.buttons, plain, final: true, part: 0, ...(m.card ? { card: m.card } : {}) };
 }
 
 export class Outbox {

@@ -1,9 +1,9 @@
 /**
  * TaskRunner: one Task of a conversation's session, end to end (gateway.md §4, §5, §7). It renders the
  * live reply (typing renewed at the adapter's pace), answers tool calls through the approval broker, keeps
- * the session row's status, and after the first reply asks the model for a title (whose usage it records:
- * the trace-derived rows are the TraceLedger's). An exception inside the gateway ends the Task with an
- * abort the user can read, never a crash.
+ * the session row's status, and after the first reply asks the model for a title (shown where the platform
+ * titles conversations; its usage recorded here, the trace-derived rows being the TraceLedger's). An
+ * exception inside the gateway ends the Task with an abort the user can read, never a crash.
  */
 import { encodeActionPayload } from '../../adapters/contract/action-payload';
 import type { Clock } from '../../adapters/contract/clock';
@@ -128,15 +128,24 @@ export class TaskRunner {
     if (!row || row.title) return undefined;
     const text = input.filter((m) => isPayload(m, 'text')).map((m) => (m.payload as { text: string }).text).join('\n');
     if (text.trim() === '') return undefined;
-    await this.o.store.updateSession(entry.session.id, { title: fallbackTitle(text) });
+    const title = fallbackTitle(text);
+    await this.o.store.updateSession(entry.session.id, { title });
+    this.showTitle(entry, this.o.redactor?.redact(title) ?? title);
     return text;
+  }
+
+  /** Where the platform shows conversation titles, it gets the session's; a failure only costs the title. */
+  private showTitle(entry: Entry, title: string): void {
+    entry.adapter.setTitle?.(entry.thread, title).catch((err: unknown) => this.o.logger.warn({ err: entry.adapter.classify(err).message }, 'conversation title not shown'));
   }
 
   private async modelTitle(entry: Entry, user: string, renderer: ReplyRenderer): Promise<void> {
     const assistant = answerText(renderer.liveView);
     const generated = await entry.session.generateTitle({ user, assistant, onUsage: (u) => void this.recordTitleUsage(entry, u) });
     const title = generated && (this.o.redactor?.redact(generated) ?? generated);
-    if (title) await this.o.store.updateSession(entry.session.id, { title }).catch(() => undefined);
+    if (!title) return;
+    await this.o.store.updateSession(entry.session.id, { title }).catch(() => undefined);
+    this.showTitle(entry, title);
   }
 
   /** A title request is billed like any other but is in no trace: the row goes to the journal as well. */

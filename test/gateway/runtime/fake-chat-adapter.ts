@@ -29,6 +29,8 @@ export class FakeChatAdapter implements ChannelAdapter {
   readonly posted: Posted[] = [];
   readonly reactions: { messageId: string; emoji: string }[] = [];
   readonly typings: string[] = [];
+  /** Conversation titles the gateway gave (setTitle). */
+  readonly titles: { chat: string; title: string }[] = [];
   private seq = 0;
   /** When set, every post and edit fails with this error (e.g. the user blocked the bot). */
   failWith?: PlatformError;
@@ -37,6 +39,10 @@ export class FakeChatAdapter implements ChannelAdapter {
 
   health(): AdapterHealth {
     return this.healthNow ?? { state: 'connected' };
+  }
+
+  async setTitle(thread: ThreadRef, title: string): Promise<void> {
+    this.titles.push({ chat: bindingKey(thread), title });
   }
 
   async start(h: InboundHandler): Promise<void> {

@@ -4,7 +4,7 @@
  * its messages never include the URL, because some (Telegram's) carry the token in the path.
  */
 export type ProbeResult =
-  | { kind: 'response'; status: number; json: unknown }
+  | { kind: 'response'; status: number; json: unknown; headers: Headers }
   | { kind: 'network'; message: string };
 
 export async function probe(url: string, init: RequestInit, timeoutMs: number): Promise<ProbeResult> {
@@ -20,7 +20,7 @@ export async function probe(url: string, init: RequestInit, timeoutMs: number): 
   } catch {
     json = undefined;
   }
-  return { kind: 'response', status: res.status, json };
+  return { kind: 'response', status: res.status, json, headers: res.headers };
 }
 
 function networkMessage(e: unknown, timeoutMs: number): string {

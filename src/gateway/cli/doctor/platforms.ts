@@ -1,9 +1,11 @@
 /**
  * Doctor's platform checks: each configured bot token is tried with one real, read-only API call through
  * the configured API root — Telegram `getMe`, Slack `auth.test`, Discord `GET /v10/users/@me` — and the
- * answer is classified as ok, token rejected, unexpected answer or unreachable. A platform without
- * credentials (or disabled in the config) is reported as not configured.
+ * answer is classified as ok, token rejected, unexpected answer or unreachable; for Slack, the scopes the
+ * token was granted (X-OAuth-Scopes) are checked against the adapter's and any missing one is named. A
+ * platform without credentials (or disabled in the config) is reported as not configured.
  */
+import { missingScopes } from '../../../adapters/slack/scopes';
 import type { GatewayConfig } from '../../config';
 import { field, probe, str } from './http';
 import type { CheckResult } from './types';
@@ -40,7 +42,13 @@ export async function checkSlack(c: GatewayConfig['slack'], timeoutMs: number): 
   if (r.kind === 'network') return { name, status: 'fail', detail: `cannot reach ${root}: ${r.message}`, fix: 'check the network, or SLACK_API_URL for GovSlack / Enterprise hosts' };
   if (r.status === 200 && field(r.json, 'ok') === true) {
     const mode = c.mode === 'socket' ? 'Socket Mode' : 'HTTP events at POST /slack/events';
-    return { name, status: 'ok', detail: `bot ${str(field(r.json, 'user')) ?? '?'} in workspace ${str(field(r.json, 'team')) ?? '?'} (${str(field(r.json, 'team_id')) ?? '?'}) via ${root}, ${mode}` };
+    const who = `bot ${str(field(r.json, 'user')) ?? '?'} in workspace ${str(field(r.json, 'team')) ?? '?'} (${str(field(r.json, 'team_id')) ?? '?'})`;
+    const granted = r.headers.get('x-oauth-scopes');
+    const missing = granted === null ? [] : missingScopes(granted);
+    if (missing.length) {
+      return { name, status: 'fail', detail: `${who} lacks the scope${missing.length === 1 ? '' : 's'} ${missing.join(', ')}`, fix: 'add them under OAuth & Permissions (config/slack-manifest.yaml lists every scope) and reinstall the app to the workspace' };
+    }
+    return { name, status: 'ok', detail: `${who} via ${root}, ${mode}` };
   }
   const error = str(field(r.json, 'error'));
   if (r.status === 401 || (error !== undefined && SLACK_AUTH_ERRORS.has(error))) {
