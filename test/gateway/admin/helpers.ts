@@ -9,12 +9,22 @@ import { join } from 'node:path';
 import { createAdminApp, ensureAdminToken, GatewayMetrics, listenAdmin, type AdminListener, type AdminRuntime, type RuntimeHealth } from '../../../src/gateway/admin';
 import { loadGatewayConfig, type GatewayConfig } from '../../../src/gateway/config';
 import { createLogger } from '../../../src/gateway/logger';
+import type { RateBudgetInfo, ResendOutcome, RunningTaskInfo } from '../../../src/gateway/admin/types';
+import { TraceFeed } from '../../../src/gateway/runtime/trace-feed';
 import { openSqliteStore, type PairingRow, type PricingLookup, type SqliteStore } from '../../../src/gateway/store';
 
 export interface FakeRuntime extends AdminRuntime {
   healthState: RuntimeHealth;
   decisions: { id: string; decision: 'allow' | 'deny'; actor: string }[];
   pairings: PairingRow[];
+  tasks: RunningTaskInfo[];
+  budgets: RateBudgetInfo[];
+  /** Sessions stopped through the runtime. */
+  stopped: string[];
+  /** What resendDelivery answers (default: not found). */
+  resend: (id: number) => Promise<ResendOutcome>;
+  /** Publish trace batches to watchers, as the gateway's trace observer does. */
+  feed: TraceFeed;
 }
 
 export function fakeRuntime(store: SqliteStore): FakeRuntime {
@@ -22,7 +32,22 @@ export function fakeRuntime(store: SqliteStore): FakeRuntime {
     healthState: { accepting: true, adapters: [] },
     decisions: [],
     pairings: [],
+    tasks: [],
+    budgets: [],
+    stopped: [],
+    feed: new TraceFeed(),
+    resend: async (id) => ({ ok: false, code: 'not_found', message: `no delivery ${id}` }),
     health: () => rt.healthState,
+    runningTasks: () => rt.tasks,
+    rateBudgets: () => rt.budgets,
+    async stopSession(id) {
+      if (!rt.tasks.some((t) => t.session_id === id)) return 'not_running';
+      rt.stopped.push(id);
+      rt.tasks = rt.tasks.filter((t) => t.session_id !== id);
+      return 'stopped';
+    },
+    resendDelivery: (id) => rt.resend(id),
+    watchSession: (id, listener) => rt.feed.subscribe(id, listener),
     async decideApproval(id, decision, actor) {
       rt.decisions.push({ id, decision, actor });
       const row = await store.getApproval(id);
