@@ -84,7 +84,7 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(opts: { env?: Record<string, string>; pricing?: PricingLookup } = {}): Promise<Harness> {
+export async function startHarness(opts: { env?: Record<string, string>; pricing?: PricingLookup; now?: () => number; dashboardDir?: string } = {}): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'pg-admin-'));
   const home = join(dir, 'home');
   const env: Record<string, string> = { HOME: dir, PENGUIN_HOME: home, ...opts.env };
@@ -99,7 +99,10 @@ export async function startHarness(opts: { env?: Record<string, string>; pricing
   let printed = '';
   await ensureAdminToken(store, env, { isTTY: true, write: (s: string) => (printed += s) }, home);
   const token = /^ {4}(\S+)$/m.exec(printed)?.[1] ?? env.PENGUIN_ADMIN_TOKEN ?? '';
-  const app = createAdminApp({ config, store, metrics, runtime, logger, ...(opts.pricing ? { pricing: opts.pricing } : {}) });
+  const app = createAdminApp({
+    config, store, metrics, runtime, logger,
+    ...(opts.pricing ? { pricing: opts.pricing } : {}), ...(opts.now ? { now: opts.now } : {}), ...(opts.dashboardDir ? { dashboardDir: opts.dashboardDir } : {}),
+  });
   const listener = await listenAdmin(app, { host: '127.0.0.1', port: 0 });
 
   const h: Harness = {
