@@ -4,17 +4,22 @@
  * login's CSRF token (bearer scripts need none); logout and expiry end the login; `/` answers the login
  * page until login and the app after it, with a strict CSP; a missing build says so.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hashPassword, writePasswordHash } from '../../../src/gateway/admin/login';
 import { startHarness, type Harness } from './helpers';
 
 let h: Harness;
-afterEach(() => h?.close());
+const made: string[] = [];
+afterEach(async () => {
+  await h?.close();
+  for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
+});
 
 function dashboardDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'pg-dash-'));
+  made.push(dir);
   for (const f of ['app.html', 'login.html', 'app.js', 'login.js', 'style.css']) writeFileSync(join(dir, f), `/* ${f} */`);
   return dir;
 }
