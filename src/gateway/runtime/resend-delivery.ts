@@ -1,6 +1,6 @@
 /**
  * Resending a dead letter from the dashboard: a delivery the platform refused for good (`failed`) is posted
- * again with the text it was to show, into its session's conversation (the binding key names the thread).
+ * again with the text it was to show, into its thread (a delivery's `chat` is the thread's binding key).
  * A success is one more attempt of the same delivery, so the row becomes `sent` with the new message id.
  * What cannot be resent says why: unknown row, not failed, nothing recorded to show, no conversation, the
  * platform's adapter not running, or the platform refusing again.
@@ -22,10 +22,8 @@ export async function resendDelivery(
   if (!row) return { ok: false, code: 'not_found', message: `no delivery ${id}` };
   if (row.state !== 'failed') return { ok: false, code: 'not_failed', message: `delivery ${id} is ${row.state}, not a dead letter` };
   if (!row.shown) return { ok: false, code: 'nothing_to_send', message: `delivery ${id} recorded no text to send again` };
-  const session = row.session_id ? await o.store.getSession(row.session_id) : undefined;
-  const key = session?.binding_key ?? (session ? (await o.store.bindingsOf(session.session_id))[0] : undefined);
-  const parsed = key ? tryParseBindingKey(key) : undefined;
-  if (!parsed || !parsed.ok) return { ok: false, code: 'no_conversation', message: `delivery ${id} belongs to no conversation the gateway can post to` };
+  const parsed = tryParseBindingKey(row.chat);
+  if (!parsed.ok) return { ok: false, code: 'no_conversation', message: `delivery ${id} belongs to no conversation the gateway can post to` };
   const adapter = o.adapterFor(parsed.ref.platform);
   if (!adapter) return { ok: false, code: 'platform_not_running', message: `the ${parsed.ref.platform} adapter is not running` };
   const ref = await o.outbox.post(adapter, parsed.ref, { text: row.shown });
