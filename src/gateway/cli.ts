@@ -8,7 +8,7 @@
 import { runCli } from './cli/run';
 
 if (require.main === module) {
-  runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() }).then(
+  runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd(), stdin: process.stdin }).then(
     (code) => {
       process.exitCode = code;
     },

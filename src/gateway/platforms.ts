@@ -4,11 +4,11 @@
  * its folder under src/adapters plus one line in PLATFORM_BINDINGS. An adapter without credentials is not
  * started; /readyz, the log and doctor say why.
  */
+import type { RequestHandler } from 'express';
 import type { AdapterBinding, BindingDeps } from '../adapters/contract/binding';
 import { createSlackBinding } from '../adapters/slack';
 import { createTelegramBinding } from '../adapters/telegram';
 import { createWebBinding } from '../adapters/web';
-import { requireAdminToken } from './admin/auth';
 import type { ChatPlatform, GatewayConfig } from './config';
 import type { GatewayStore } from './store';
 import type { Logger } from './logger';
@@ -19,10 +19,11 @@ export const PLATFORM_BINDINGS: Partial<Record<ChatPlatform, (config: GatewayCon
   slack: (c, d) => createSlackBinding(c.slack, d),
 };
 
-export function buildPlatforms(config: GatewayConfig, ctx: { store: GatewayStore; logger: Logger }): AdapterBinding[] {
+/** `ctx.auth` is the admin guard (bearer token or dashboard login with CSRF) the playground routes sit behind. */
+export function buildPlatforms(config: GatewayConfig, ctx: { store: GatewayStore; logger: Logger; auth: RequestHandler }): AdapterBinding[] {
   const deps: BindingDeps = { logger: ctx.logger };
   const out: AdapterBinding[] = [];
-  if (config.web.enabled) out.push(createWebBinding(config.web, { ...deps, auth: requireAdminToken(ctx.store, config.admin_token) }));
+  if (config.web.enabled) out.push(createWebBinding(config.web, { ...deps, auth: ctx.auth }));
   for (const [name, create] of Object.entries(PLATFORM_BINDINGS) as [ChatPlatform, (c: GatewayConfig, d: BindingDeps) => AdapterBinding][]) {
     if (config[name].configured) out.push(create(config, deps));
   }

@@ -1,8 +1,10 @@
 /**
  * The layers import one way: gateway → adapters → core. src/core imports no platform SDK, express or
  * sqlite and nothing outside src/core; src/adapters never imports src/gateway; no platform folder imports
- * another; src/gateway/runtime decides nothing by platform name (adapters answer for their threads). A
- * folder these checks scan that is missing fails them instead of passing vacuously.
+ * another; src/gateway/runtime decides nothing by platform name (adapters answer for their threads). The
+ * dashboard's front end (src/dashboard, bundled for the browser) imports only itself and its browser
+ * packages, and no server code imports it. A folder these checks scan that is missing fails them instead
+ * of passing vacuously.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -12,6 +14,8 @@ const ROOT = resolve(__dirname, '../..');
 const SHARED_ADAPTER_DIRS = new Set(['contract', 'render', 'format']);
 /** A comparison with, or a switch case on, a platform's name. */
 const PLATFORM_BRANCH = /platform\s*[!=]==?\s*['"](slack|discord|telegram|web)['"]|case\s+['"](slack|discord|telegram|web)['"]\s*:/;
+/** What the browser bundle may import besides its own files. */
+const DASHBOARD_PACKAGES = [/^preact(\/|$)/, /^chart\.js$/, /^marked$/, /^dompurify$/];
 const FORBIDDEN_IN_CORE = [/^@slack\//, /^discord\.js$/, /^@discordjs\//, /^grammy$/, /^@grammyjs\//, /^express$/, /^better-sqlite3$/];
 
 function sourceFiles(dir: string): string[] {
@@ -19,7 +23,7 @@ function sourceFiles(dir: string): string[] {
   for (const name of readdirSync(dir)) {
     const p = join(dir, name);
     if (statSync(p).isDirectory()) out = out.concat(sourceFiles(p));
-    else if (/\.(ts|js|mts|cts)$/.test(name)) out.push(p);
+    else if (/\.(ts|tsx|js|mts|cts)$/.test(name)) out.push(p);
   }
   return out;
 }
@@ -84,6 +88,21 @@ describe('layer boundaries', () => {
       });
     }
     expect(branches).toEqual([]);
+  });
+
+  it('src/dashboard (browser code) imports only itself and its browser packages', () => {
+    expect(
+      violations('src/dashboard', (spec, target) => {
+        if (target !== undefined) return target.startsWith('src/dashboard') ? undefined : 'the front end must not import server code';
+        return DASHBOARD_PACKAGES.some((r) => r.test(spec)) ? undefined : 'not one of the dashboard\'s browser packages';
+      }),
+    ).toEqual([]);
+  });
+
+  it('no server code imports the front end', () => {
+    for (const layer of ['src/core', 'src/adapters', 'src/gateway']) {
+      expect(violations(layer, (_spec, target) => (target?.startsWith('src/dashboard') ? 'server code must not import the browser bundle' : undefined))).toEqual([]);
+    }
   });
 
   it('a missing folder fails the checks instead of passing them', () => {

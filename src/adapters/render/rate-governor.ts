@@ -23,6 +23,8 @@ export type Grant =
 export interface BucketStats {
   key: string;
   tokens: number;
+  /** The bucket's burst: `tokens < capacity` means the budget is in use. */
+  capacity: number;
   pausedUntil: number | null;
 }
 
@@ -120,7 +122,7 @@ export class RateGovernor {
     const now = this.clock.now();
     return [...this.buckets.values()].map((b) => {
       const until = b.pausedUntil(now);
-      return { key: b.key, tokens: b.level(now), pausedUntil: until > now ? until : null };
+      return { key: b.key, tokens: b.level(now), capacity: b.limit.burst, pausedUntil: until > now ? until : null };
     });
   }
 

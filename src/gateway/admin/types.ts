@@ -1,13 +1,16 @@
 /**
  * What the admin API needs from the rest of the process. `AdminRuntime` is the narrow surface the gateway
  * runtime implements: adapter health for /readyz, deciding an approval (which also resolves the waiting
- * tool call and edits its card) and hearing about pairing decisions (to tell the user in chat). Everything
- * else the API serves comes from the store and the trace files.
+ * tool call and edits its card), hearing about pairing decisions (to tell the user in chat), and for the
+ * dashboard the running Tasks and rate budgets, stopping a session's Task, resending a dead letter and
+ * following a session's trace live. Everything else the API serves comes from the store and the trace files.
  */
 import type { SecretRedactor } from '../../adapters/render';
 import type { GatewayConfig } from '../config';
 import type { Logger } from '../logger';
-import type { GatewayStore, PairingRow, PricingLookup } from '../store';
+import type { OmniMessage } from '../../core/omnimessage/types';
+import type { DeliveryRow, GatewayStore, PairingRow, PricingLookup } from '../store';
+import type { LoginSessions } from './login';
 import type { GatewayMetrics } from './metrics';
 
 export type AdapterState = 'connected' | 'connecting' | 'failed' | 'disabled';
@@ -33,12 +36,43 @@ export type DecideApprovalResult =
   | { ok: true; state: string }
   | { ok: false; code: 'not_found' | 'already_decided' | 'expired'; message: string };
 
+export interface RunningTaskInfo {
+  task_id: string;
+  session_id: string;
+  platform: string;
+  route: string;
+  requester: string;
+  started_at: number;
+  queued: number;
+}
+
+/** One rate-governor bucket that is not full (in use) or paused by a platform's retry_after. */
+export interface RateBudgetInfo {
+  key: string;
+  tokens: number;
+  capacity: number;
+  paused_until: number | null;
+}
+
+export type ResendOutcome =
+  | { ok: true; delivery: DeliveryRow }
+  | { ok: false; code: 'not_found' | 'not_failed' | 'nothing_to_send' | 'no_conversation' | 'platform_not_running' | 'send_failed'; message: string };
+
 export interface AdminRuntime {
   health(): RuntimeHealth;
   /** Decides a pending approval as `actor` (a `platform:user_id`); the runtime answers the tool call and edits its card. */
   decideApproval(id: string, decision: 'allow' | 'deny', actor: string): Promise<DecideApprovalResult>;
   /** The admin API wrote a pairing decision: tell the person now rather than at the next poll. */
   pairingDecided(row: PairingRow): Promise<void>;
+  /** Running Tasks, oldest first. */
+  runningTasks(): RunningTaskInfo[];
+  /** Rate buckets in use or paused. */
+  rateBudgets(): RateBudgetInfo[];
+  /** Aborts the session's running Task as the operator. */
+  stopSession(sessionId: string): Promise<'stopped' | 'not_running'>;
+  resendDelivery(id: number): Promise<ResendOutcome>;
+  /** Every batch the session writes to its trace from now on; returns the unsubscribe function. */
+  watchSession(sessionId: string, listener: (msgs: readonly OmniMessage[]) => void): () => void;
 }
 
 export interface AdminDeps {
@@ -55,6 +89,10 @@ export interface AdminDeps {
   redactor?: SecretRedactor;
   /** Log each request (default true); false when the listener in front already does. */
   logRequests?: boolean;
+  /** The dashboard's logins; shared with the playground routes' guard. One is made when absent. */
+  sessions?: LoginSessions;
+  /** Where the built dashboard is (default dist/dashboard). */
+  dashboardDir?: string;
 }
 
 /** Who the admin API records as the decider of approvals, pairings and allowlist entries. */

@@ -10,6 +10,8 @@ export interface CliIO {
   stderr: TextOut;
   env: Record<string, string | undefined>;
   cwd: string;
+  /** Standard input, for commands that read a secret (`admin set-password`); absent = nothing to read. */
+  stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
 }
 
 export const EXIT_OK = 0;

@@ -3,6 +3,7 @@
  * dispatches to the command function and turns a UsageError into the usage hint with exit code 2.
  * `deps.loadStart` replaces the lazily loaded `startGateway` (tests).
  */
+import { adminCommand } from './admin';
 import { parseCliArgs, type CliArgs } from './args';
 import { doctorCommand } from './doctor';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, line, type CliIO } from './io';
@@ -26,6 +27,7 @@ export async function runCli(argv: readonly string[], io: CliIO, deps: CliDeps =
     reindex: reindexCommand,
     migrate: migrateCommand,
     pairing: pairingCommand,
+    admin: adminCommand,
   };
   try {
     const args = parseCliArgs(argv);

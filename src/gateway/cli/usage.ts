@@ -13,6 +13,7 @@ Commands:
   pairing approve <code>    let the user who was given <code> talk to the bot
   pairing deny <code>       refuse a pairing request
   pairing list [--all]      show pending (or all) pairing requests
+  admin set-password        set the dashboard's admin password (read from standard input)
 
 Options:
   --config <path>           config file (default: PENGUIN_GATEWAY_CONFIG, else config/gateway.yaml)
@@ -48,5 +49,12 @@ Applies pending schema migrations to gateway.db (start does this too) and prints
 
 approve adds the requesting user to the allowlist; deny refuses the request; list shows pending
 requests (--all: every request).
+`,
+  admin: `Usage: penguin-gateway admin set-password [--config <path>]
+
+Sets the password the dashboard accepts besides the admin token. It is read from standard input (asked
+twice without echo on a terminal, else the first line), must be at least 12 characters and is stored only
+as an scrypt hash in <PENGUIN_HOME>/admin-password (mode 0600). Example:
+  printf '%s\n' "$PASSWORD" | penguin-gateway admin set-password
 `,
 };

@@ -24,6 +24,8 @@ export interface RunningTask {
   abort: AbortController;
   /** `platform:user_id` of who started it. */
   requester: string;
+  /** Epoch ms the Task started (the dashboard's live view). */
+  startedAt: number;
   done: Promise<void>;
 }
 

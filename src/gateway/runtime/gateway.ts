@@ -5,12 +5,13 @@
  * events, aborts running Tasks ("gateway shutting down"), finalises live replies, flushes traces and
  * closes the DB within the configured grace time. Adapters are injected so tests can use fakes.
  */
-import express from 'express';
+import express, { type RequestHandler } from 'express';
 import { chmod, mkdir, stat } from 'node:fs/promises';
 import { systemClock, type Clock } from '../../adapters/contract/clock';
 import type { AdapterBinding } from '../../adapters/contract/binding';
 import { RateGovernor, SecretRedactor } from '../../adapters/render';
-import { createAdminApp } from '../admin/app';
+import { adminGuard, createAdminApp } from '../admin/app';
+import { LoginSessions } from '../admin/login';
 import { listenAdmin, type AdminListener } from '../admin/listen';
 import { requestLog } from '../admin/request-log';
 import { GatewayMetrics } from '../admin/metrics';
@@ -21,6 +22,8 @@ import type { Logger } from '../logger';
 import { describeRebuild, openGatewayStore, type GatewayStore } from '../store';
 import type { Clock as EngineClock } from '../../core/engine/clock';
 import { PairingNotifier } from './pairing-notifier';
+import { resendDelivery } from './resend-delivery';
+import { TraceFeed } from './trace-feed';
 import { TraceLedger } from './trace-ledger';
 
 /** Decisions written by another process reach their people within this. */
@@ -46,8 +49,8 @@ export interface GatewayOptions {
   logger: Logger;
   /** Where the one-time admin token (or the file holding it) is printed; the token itself only on a terminal. */
   stdout: { write(s: string): unknown; isTTY?: boolean };
-  /** Builds the platform adapters once the runtime exists. */
-  platforms: (ctx: { store: GatewayStore; logger: Logger }) => PlatformBinding[] | Promise<PlatformBinding[]>;
+  /** Builds the platform adapters once the runtime exists; `auth` guards routes as the admin API does. */
+  platforms: (ctx: { store: GatewayStore; logger: Logger; auth: RequestHandler }) => PlatformBinding[] | Promise<PlatformBinding[]>;
   clock?: Clock;
   /** Shared with the logger (main.ts) so log lines are masked too; one is made when absent. */
   redactor?: SecretRedactor;
@@ -99,9 +102,16 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
   const tools = await resolveToolIsolation(config);
   logger[tools.notice.level]({ sandbox: tools.isolation.sandbox.kind }, tools.notice.message);
   const ledger = new TraceLedger({ store, logger, metrics });
+  const feed = new TraceFeed();
   const pool = new AgentPool({
     home: config.home, env, isolation: tools.isolation, warn: (m) => logger.warn(m), onTraceError: (err, sessionId) => logger.error({ err, sessionId }, 'trace write failed'),
-    traceObserver: (project, agent) => ledger.observer(project, agent),
+    traceObserver: (project, agent) => {
+      const index = ledger.observer(project, agent);
+      return (msgs, who) => {
+        index(msgs, who);
+        feed.publish(who.sessionId, msgs);
+      };
+    },
     ...(o.engineClock ? { clock: o.engineClock } : {}),
     onLoaded: ({ state }) => redactor.add([...Object.values(state.vault), ...state.project.models.map((m) => m.api_key)]),
   });
@@ -127,9 +137,17 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
       return r.code === 'not_allowed' ? { ok: false, code: 'not_found', message: r.message } : { ok: false, code: r.code, message: r.message };
     },
     pairingDecided: () => notifier.poke(),
+    runningTasks: () => manager.runningTasks(),
+    rateBudgets: () => governor.stats().filter((b) => b.pausedUntil !== null || b.tokens < b.capacity)
+      .map((b) => ({ key: b.key, tokens: Math.floor(b.tokens * 100) / 100, capacity: b.capacity, paused_until: b.pausedUntil })),
+    stopSession: (id) => manager.stopSession(id),
+    resendDelivery: (id) => resendDelivery(id, { store, outbox, adapterFor }),
+    watchSession: (id, listener) => feed.subscribe(id, listener),
   };
-  bindings.push(...(await o.platforms({ store, logger })).map((b) => ({ ...b, adapter: meterAdapter(b.adapter, metrics, clock) })));
-  const listener = await listen(bindings, createAdminApp({ config, store, metrics, runtime, logger, pricing: prices.lookup, redactor, logRequests: false }), config, logger).catch(async (err: unknown) => {
+  const sessions = new LoginSessions();
+  const auth = adminGuard({ store, config, sessions });
+  bindings.push(...(await o.platforms({ store, logger, auth })).map((b) => ({ ...b, adapter: meterAdapter(b.adapter, metrics, clock) })));
+  const listener = await listen(bindings, createAdminApp({ config, store, metrics, runtime, logger, pricing: prices.lookup, redactor, logRequests: false, sessions }), config, logger).catch(async (err: unknown) => {
     await store.close();
     throw err;
   });

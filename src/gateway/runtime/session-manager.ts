@@ -31,6 +31,18 @@ import { showTyping } from './typing';
 
 export type { Conversation } from './conversation';
 
+export interface RunningTaskView {
+  task_id: string;
+  session_id: string;
+  platform: string;
+  route: string;
+  /** `platform:user_id` of who started it. */
+  requester: string;
+  started_at: number;
+  /** Messages waiting to run after it. */
+  queued: number;
+}
+
 export interface SessionManagerOptions {
   config: GatewayConfig;
   store: GatewayStore;
@@ -118,6 +130,26 @@ export class SessionManager {
     entry.queue = [];
     await this.abortTask(entry, 'aborted by user');
     return 'stopped';
+  }
+
+  /** The operator's stop (dashboard, admin API): no requester check, the admin decides for every route. */
+  async stopSession(sessionId: string, reason = 'aborted by the operator'): Promise<'stopped' | 'not_running'> {
+    const entry = [...this.tasks.values()].find((e) => e.session.id === sessionId);
+    if (!entry?.running) return 'not_running';
+    entry.queue = [];
+    await this.abortTask(entry, reason);
+    return 'stopped';
+  }
+
+  /** Every running Task, oldest first, for the dashboard. */
+  runningTasks(): RunningTaskView[] {
+    return [...this.tasks.values()]
+      .filter((e): e is Entry & { running: RunningTask } => e.running !== undefined)
+      .map((e) => ({
+        task_id: e.running.taskId, session_id: e.session.id, platform: e.adapter.platform, route: e.route.name,
+        requester: e.running.requester, started_at: e.running.startedAt, queued: e.queue.length,
+      }))
+      .sort((a, b) => a.started_at - b.started_at);
   }
 
   /** `/new`: the conversation gets a fresh session on its next message; the old one stays resumable. */
@@ -265,7 +297,7 @@ export class SessionManager {
   private startTask(entry: Entry, input: OmniMessage[], user: ChatUser, o: { typingSent?: boolean } = {}): void {
     const taskId = newTaskId();
     const abort = new AbortController();
-    const running: RunningTask = { taskId, abort, requester: userRef(entry.adapter.platform, user), done: Promise.resolve() };
+    const running: RunningTask = { taskId, abort, requester: userRef(entry.adapter.platform, user), startedAt: this.o.clock.now(), done: Promise.resolve() };
     entry.running = running;
     this.tasks.set(taskId, entry);
     running.done = this.runner.run(entry, running, input, user, o.typingSent === true).finally(() => {

@@ -84,6 +84,10 @@ export interface SessionFilter {
   until?: number;
   /** Subagent sessions are left out unless asked for. */
   include_subagents?: boolean;
+  /** Case-insensitive substring of the title, session id or binding key (whose ids name the chat and user). */
+  text?: string;
+  /** Only sessions whose platform reported a problem. */
+  with_problem?: boolean;
   limit?: number;
   offset?: number;
 }
@@ -162,7 +166,8 @@ export interface ApprovalStore {
   expireApprovals(now: number): Promise<ApprovalRow[]>;
   /** Closes pending approvals of a session (or, with no session, all of them: restart); returns them. */
   closePendingApprovals(state: FinalApprovalState, filter?: { session_id?: string; task_id?: string }, decidedBy?: string | null): Promise<ApprovalRow[]>;
-  listApprovals(filter?: { state?: ApprovalState; session_id?: string; limit?: number }): Promise<ApprovalRow[]>;
+  /** Newest first. */
+  listApprovals(filter?: { state?: ApprovalState; session_id?: string; limit?: number; offset?: number }): Promise<ApprovalRow[]>;
 }
 
 export interface UsageInput {
@@ -272,7 +277,8 @@ export interface DeliveryStore {
   setDeliveryShown(id: number, shown: string): Promise<void>;
   /** Deliveries still `pending` or `sent` (a reply a restart must finalise), oldest first. */
   listOpenDeliveries(filter?: { purpose?: DeliveryPurpose; platform?: string }): Promise<DeliveryRow[]>;
-  listDeliveries(filter?: { session_id?: string; task_id?: string; platform?: string; chat?: string; limit?: number }): Promise<DeliveryRow[]>;
+  /** Oldest first unless `newest_first`. */
+  listDeliveries(filter?: { session_id?: string; task_id?: string; platform?: string; chat?: string; state?: DeliveryState; newest_first?: boolean; limit?: number; offset?: number }): Promise<DeliveryRow[]>;
 }
 
 export interface InboundStore {

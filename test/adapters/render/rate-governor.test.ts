@@ -100,7 +100,7 @@ describe('rate governor', () => {
     const p = g.acquire(s, { priority: 'live', signal: ac.signal });
     ac.abort();
     expect(await p).toMatchObject({ granted: false, reason: 'aborted' });
-    expect(g.stats()).toEqual([{ key: 'ws:chat.update', tokens: 0, pausedUntil: clock.now() + 30_000 }]);
+    expect(g.stats()).toEqual([{ key: 'ws:chat.update', tokens: 0, capacity: 5, pausedUntil: clock.now() + 30_000 }]);
     expect(g.waiting).toBe(0);
   });
 

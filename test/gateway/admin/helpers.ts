@@ -9,12 +9,22 @@ import { join } from 'node:path';
 import { createAdminApp, ensureAdminToken, GatewayMetrics, listenAdmin, type AdminListener, type AdminRuntime, type RuntimeHealth } from '../../../src/gateway/admin';
 import { loadGatewayConfig, type GatewayConfig } from '../../../src/gateway/config';
 import { createLogger } from '../../../src/gateway/logger';
+import type { RateBudgetInfo, ResendOutcome, RunningTaskInfo } from '../../../src/gateway/admin/types';
+import { TraceFeed } from '../../../src/gateway/runtime/trace-feed';
 import { openSqliteStore, type PairingRow, type PricingLookup, type SqliteStore } from '../../../src/gateway/store';
 
 export interface FakeRuntime extends AdminRuntime {
   healthState: RuntimeHealth;
   decisions: { id: string; decision: 'allow' | 'deny'; actor: string }[];
   pairings: PairingRow[];
+  tasks: RunningTaskInfo[];
+  budgets: RateBudgetInfo[];
+  /** Sessions stopped through the runtime. */
+  stopped: string[];
+  /** What resendDelivery answers (default: not found). */
+  resend: (id: number) => Promise<ResendOutcome>;
+  /** Publish trace batches to watchers, as the gateway's trace observer does. */
+  feed: TraceFeed;
 }
 
 export function fakeRuntime(store: SqliteStore): FakeRuntime {
@@ -22,7 +32,22 @@ export function fakeRuntime(store: SqliteStore): FakeRuntime {
     healthState: { accepting: true, adapters: [] },
     decisions: [],
     pairings: [],
+    tasks: [],
+    budgets: [],
+    stopped: [],
+    feed: new TraceFeed(),
+    resend: async (id) => ({ ok: false, code: 'not_found', message: `no delivery ${id}` }),
     health: () => rt.healthState,
+    runningTasks: () => rt.tasks,
+    rateBudgets: () => rt.budgets,
+    async stopSession(id) {
+      if (!rt.tasks.some((t) => t.session_id === id)) return 'not_running';
+      rt.stopped.push(id);
+      rt.tasks = rt.tasks.filter((t) => t.session_id !== id);
+      return 'stopped';
+    },
+    resendDelivery: (id) => rt.resend(id),
+    watchSession: (id, listener) => rt.feed.subscribe(id, listener),
     async decideApproval(id, decision, actor) {
       rt.decisions.push({ id, decision, actor });
       const row = await store.getApproval(id);
@@ -59,7 +84,7 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(opts: { env?: Record<string, string>; pricing?: PricingLookup } = {}): Promise<Harness> {
+export async function startHarness(opts: { env?: Record<string, string>; pricing?: PricingLookup; now?: () => number; dashboardDir?: string } = {}): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'pg-admin-'));
   const home = join(dir, 'home');
   const env: Record<string, string> = { HOME: dir, PENGUIN_HOME: home, ...opts.env };
@@ -74,7 +99,10 @@ export async function startHarness(opts: { env?: Record<string, string>; pricing
   let printed = '';
   await ensureAdminToken(store, env, { isTTY: true, write: (s: string) => (printed += s) }, home);
   const token = /^ {4}(\S+)$/m.exec(printed)?.[1] ?? env.PENGUIN_ADMIN_TOKEN ?? '';
-  const app = createAdminApp({ config, store, metrics, runtime, logger, ...(opts.pricing ? { pricing: opts.pricing } : {}) });
+  const app = createAdminApp({
+    config, store, metrics, runtime, logger,
+    ...(opts.pricing ? { pricing: opts.pricing } : {}), ...(opts.now ? { now: opts.now } : {}), ...(opts.dashboardDir ? { dashboardDir: opts.dashboardDir } : {}),
+  });
   const listener = await listenAdmin(app, { host: '127.0.0.1', port: 0 });
 
   const h: Harness = {

@@ -1,5 +1,5 @@
 /**
- * Approvals: `GET /api/approvals?state=&session_id=&limit=` lists rows from the store; `POST
+ * Approvals: `GET /api/approvals?state=&session_id=&limit=&offset=` lists rows, newest first; `POST
  * /api/approvals/:id {decision: "allow"|"deny"}` asks the runtime to decide (it answers the waiting tool
  * call and edits the card). Unknown id: 404 `approval_not_found`; decided or expired already: 409.
  */
@@ -16,6 +16,7 @@ const listQuery = z.strictObject({
   state: z.enum(STATES, { error: `expected one of ${STATES.join('|')}` }).optional(),
   session_id: queryText('a session id').optional(),
   limit: queryInt(1, 500).default(100),
+  offset: queryInt(0, 1_000_000).default(0),
 });
 
 const idParam = z.strictObject({
@@ -35,7 +36,7 @@ export function approvalRoutes(store: GatewayStore, runtime: AdminRuntime): Rout
 
   r.get('/approvals', async (req, res) => {
     const q = parseInput(listQuery, req.query, 'query');
-    res.json({ approvals: await store.listApprovals({ state: q.state, session_id: q.session_id, limit: q.limit }) });
+    res.json({ approvals: await store.listApprovals({ state: q.state, session_id: q.session_id, limit: q.limit, offset: q.offset }), limit: q.limit, offset: q.offset });
   });
 
   r.post('/approvals/:id', async (req, res) => {

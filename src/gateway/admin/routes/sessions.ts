@@ -3,7 +3,10 @@
  * (the row and its conversation bindings), `PATCH /api/sessions/:id {approval_mode}` (the operator's way to
  * widen a session's approvals) and `GET /api/sessions/:id/messages` (the transcript read from
  * the session's trace files under `<home>/<project>/agents/<agent>/traces`, every file's records in
- * order, each file starting with its `session_meta`). Unknown session: 404 `session_not_found`.
+ * order, each file starting with its `session_meta`, plus the session's approvals with who decided them).
+ * For the dashboard: `POST /api/sessions/:id/abort` stops its running Task (409 `not_running` otherwise) and
+ * `GET /api/sessions/:id/events` streams what the session writes to its trace from then on (SSE `messages`
+ * events, heartbeat comments). Unknown session: 404 `session_not_found`.
  */
 import { Router } from 'express';
 import { z } from 'zod';
@@ -13,7 +16,11 @@ import { PLATFORMS } from '../../config';
 import { APPROVAL_MODES } from '../../config/schema';
 import type { GatewayStore, SessionRow } from '../../store';
 import { ApiError } from '../errors';
+import type { AdminRuntime } from '../types';
 import { parseInput, queryInt, queryText, queryTime } from '../validate';
+
+/** SSE comment lines keep proxies from closing an idle stream. */
+export const SSE_HEARTBEAT_MS = 20_000;
 
 const listQuery = z.strictObject({
   platform: z.enum(PLATFORMS, { error: `expected one of ${PLATFORMS.join('|')}` }).optional(),
@@ -24,6 +31,8 @@ const listQuery = z.strictObject({
   since: queryTime.optional(),
   until: queryTime.optional(),
   subagents: z.enum(['true', 'false'], { error: 'expected true or false' }).optional(),
+  q: queryText('text to look for in the title, session id or conversation').optional(),
+  problem: z.enum(['true', 'false'], { error: 'expected true or false' }).optional(),
   limit: queryInt(1, 500).default(50),
   offset: queryInt(0, 1_000_000).default(0),
 });
@@ -45,7 +54,7 @@ async function sessionOr404(store: GatewayStore, id: string): Promise<SessionRow
   return row;
 }
 
-export function sessionRoutes(store: GatewayStore, home: string): Router {
+export function sessionRoutes(store: GatewayStore, home: string, runtime: AdminRuntime, heartbeatMs = SSE_HEARTBEAT_MS): Router {
   const r = Router();
 
   r.get('/sessions', async (req, res) => {
@@ -59,6 +68,8 @@ export function sessionRoutes(store: GatewayStore, home: string): Router {
       since: q.since,
       until: q.until,
       include_subagents: q.subagents === 'true',
+      text: q.q,
+      with_problem: q.problem === 'true',
       limit: q.limit,
       offset: q.offset,
     });
@@ -88,6 +99,7 @@ export function sessionRoutes(store: GatewayStore, home: string): Router {
     const read = isSessionId(row.session_id) ? await readAllTraces(tracesDir(home, row.project_id, row.agent_id), row.session_id) : { files: [], errors: [] };
     const all: OmniMessage[] = [];
     for (const f of read.files) all.push(f.meta, ...f.messages);
+    const approvals = await store.listApprovals({ session_id: row.session_id, limit: 1000 });
     res.json({
       session_id: row.session_id,
       total: all.length,
@@ -95,6 +107,29 @@ export function sessionRoutes(store: GatewayStore, home: string): Router {
       messages: all.slice(q.offset, q.offset + q.limit),
       files: read.files.map((f) => ({ index: f.index, records: f.messages.length + 1, skipped: f.skipped, truncated_tail: f.truncatedTail })),
       problems: read.errors.map((e) => ({ code: e.code, message: e.message })),
+      approvals,
+    });
+  });
+
+  r.post('/sessions/:id/abort', async (req, res) => {
+    const { id } = parseInput(idParam, req.params, 'path');
+    await sessionOr404(store, id);
+    if ((await runtime.stopSession(id)) === 'not_running') throw new ApiError(409, 'not_running', `session ${JSON.stringify(id)} has no running Task`);
+    res.json({ session_id: id, stopped: true });
+  });
+
+  r.get('/sessions/:id/events', async (req, res) => {
+    const { id } = parseInput(idParam, req.params, 'path');
+    await sessionOr404(store, id);
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+    res.write(': connected\n\n');
+    // res.json's redaction does not apply to a stream; the app hands every batch through the redactor.
+    const unsubscribe = runtime.watchSession(id, (msgs) => res.write(`event: messages\ndata: ${JSON.stringify(res.locals.redact ? res.locals.redact(msgs) : msgs)}\n\n`));
+    const beat = setInterval(() => res.write(': heartbeat\n\n'), heartbeatMs);
+    beat.unref();
+    req.on('close', () => {
+      clearInterval(beat);
+      unsubscribe();
     });
   });
 

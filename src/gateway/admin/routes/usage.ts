@@ -1,13 +1,15 @@
 /**
  * `GET /api/usage?group=day|model|route|session|project|platform&from=&to=&project=&route=&platform=&session_id=`:
  * token sums per group with cost priced at query time (store `usageReport`), plus the grand total.
- * Dates are inclusive local `YYYY-MM-DD`. Without a pricing lookup every cost is null.
+ * Dates are inclusive local `YYYY-MM-DD`. Without a pricing lookup every cost is null. `format=csv` answers
+ * the same report as a CSV download (usage-csv.ts).
  */
 import { Router } from 'express';
 import { z } from 'zod';
 import { PLATFORMS } from '../../config';
 import { usageReport, type GatewayStore, type PricingLookup, type UsageGroupBy } from '../../store';
 import { badRequest } from '../errors';
+import { usageCsv } from '../usage-csv';
 import { parseInput, queryDate, queryText } from '../validate';
 
 const GROUPS = { day: 'date', model: 'model', route: 'route', session: 'session', project: 'project', platform: 'platform' } as const satisfies Record<string, UsageGroupBy>;
@@ -21,6 +23,7 @@ const usageQuery = z.strictObject({
   route: queryText('a route name').optional(),
   platform: z.enum(PLATFORMS, { error: `expected one of ${PLATFORMS.join('|')}` }).optional(),
   session_id: queryText('a session id').optional(),
+  format: z.enum(['json', 'csv'], { error: 'expected json or csv' }).default('json'),
 });
 
 const noPricing: PricingLookup = () => undefined;
@@ -36,6 +39,10 @@ export function usageRoutes(store: GatewayStore, pricing: PricingLookup = noPric
       { from_date: q.from, to_date: q.to, project_id: q.project, route: q.route, platform: q.platform, session_id: q.session_id },
       pricing,
     );
+    if (q.format === 'csv') {
+      res.set('Content-Disposition', `attachment; filename="usage-by-${q.group}.csv"`);
+      return res.type('text/csv').send(usageCsv(q.group, report));
+    }
     res.json({ group: q.group, from: q.from ?? null, to: q.to ?? null, groups: report.groups, total: report.total });
   });
   return r;

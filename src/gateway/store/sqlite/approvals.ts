@@ -74,12 +74,12 @@ export function approvalMethods(q: Sql): ApprovalStore {
       return closeWhere(w.sql ? w.sql.slice('WHERE '.length) : '1 = 1', w.params, state, by, q.now());
     },
 
-    async listApprovals(f: { state?: ApprovalState; session_id?: string; limit?: number } = {}) {
+    async listApprovals(f: { state?: ApprovalState; session_id?: string; limit?: number; offset?: number } = {}) {
       const w = where([
         ['state = ?', f.state],
         ['session_id = ?', f.session_id],
       ]);
-      return q.all<Raw>(`SELECT * FROM approvals ${w.sql} ORDER BY created_at DESC, id LIMIT ?`, ...w.params, clampLimit(f.limit, 100)).map(toRow);
+      return q.all<Raw>(`SELECT * FROM approvals ${w.sql} ORDER BY created_at DESC, id LIMIT ? OFFSET ?`, ...w.params, clampLimit(f.limit, 100), Math.max(0, f.offset ?? 0)).map(toRow);
     },
   };
 }

@@ -59,8 +59,10 @@ export function deliveryMethods(q: Sql): DeliveryStore {
         ['task_id = ?', f.task_id],
         ['platform = ?', f.platform],
         ['chat = ?', f.chat],
+        ['state = ?', f.state],
       ]);
-      return q.all<DeliveryRow>(`SELECT * FROM deliveries ${w.sql} ORDER BY created_at, id LIMIT ?`, ...w.params, clampLimit(f.limit, 500));
+      const order = f.newest_first ? 'created_at DESC, id DESC' : 'created_at, id';
+      return q.all<DeliveryRow>(`SELECT * FROM deliveries ${w.sql} ORDER BY ${order} LIMIT ? OFFSET ?`, ...w.params, clampLimit(f.limit, 500), Math.max(0, f.offset ?? 0));
     },
   };
 }

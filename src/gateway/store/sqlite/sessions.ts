@@ -46,7 +46,8 @@ export function sessionMethods(q: Sql): SessionStore {
         ['status = ?', f.status],
         ['last_active_at >= ?', f.since],
         ['last_active_at < ?', f.until],
-      ], f.include_subagents ? [] : ['parent_session_id IS NULL']);
+        ["instr(lower(coalesce(title, '') || ' ' || session_id || ' ' || coalesce(binding_key, '')), lower(?)) > 0", f.text],
+      ], [...(f.include_subagents ? [] : ['parent_session_id IS NULL']), ...(f.with_problem ? ['platform_problem IS NOT NULL'] : [])]);
       return q.all<SessionRow>(
         `SELECT * FROM sessions ${w.sql} ORDER BY last_active_at DESC, session_id DESC LIMIT ? OFFSET ?`,
         ...w.params, clampLimit(f.limit, 100), Math.max(0, f.offset ?? 0),
