@@ -146,6 +146,7 @@ export class TraceWriter {
     await mkdir(dirname(p), { recursive: true, mode: 0o700 });
     const fh = await open(p, 'a+', 0o600);
     if (this.healedPath !== p) {
+      // Once per file, on first open: crash recovery assumes no other writer is mid-line in this file yet.
       await healTornTail(fh);
       this.healedPath = p;
     }

@@ -63,6 +63,8 @@ const newTaskId = () => `t${randomBytes(6).toString('hex')}`;
 
 export class SessionManager {
   private readonly entries = new Map<string, Entry>();
+  /** Sessions being disposed, by conversation key, so a new message waits for the flush before resuming. */
+  private readonly disposing = new Map<string, Promise<void>>();
   private readonly tasks = new Map<string, Entry>();
   /** Continue buttons offered by this process: id → binding key. */
   private readonly continuations = new Map<string, Conversation & { key: string }>();
@@ -277,13 +279,20 @@ export class SessionManager {
     if (this.entries.get(entry.key) !== entry) return;
     this.entries.delete(entry.key);
     entry.unsubscribeNotices();
-    await entry.session.dispose().catch((err: unknown) => this.o.logger.warn({ err }, 'session dispose failed'));
+    const done = entry.session.dispose().catch((err: unknown) => this.o.logger.warn({ err }, 'session dispose failed'));
+    this.disposing.set(entry.key, done);
+    await done;
+    if (this.disposing.get(entry.key) === done) this.disposing.delete(entry.key);
   }
 
-  private entryFor(conv: Conversation, user?: ChatUser): Promise<Entry | string> {
+  private async entryFor(conv: Conversation, user?: ChatUser): Promise<Entry | string> {
     const key = bindingKey(conv.thread);
     const have = this.entries.get(key);
-    if (have) return Promise.resolve(have);
+    if (have) return have;
+    // A session still closing is resumed only once its trace is flushed: one writer per trace file at a time.
+    await this.disposing.get(key);
+    const now = this.entries.get(key);
+    if (now) return now;
     return this.opener.open(conv, key, user, (entry) => {
       // Background work that finishes while no Task runs starts one, so its report reaches the chat.
       entry.unsubscribeNotices = entry.session.onIdleNotice(() => {

@@ -53,7 +53,10 @@ describe('TraceWriter', () => {
     const w = new TraceWriter({ tracesDir: root, sessionId: id });
     const other = new TraceWriter({ tracesDir: root, sessionId: id }); // a second writer on the same file
     const big = 'x'.repeat(200_000);
-    const jobs: Promise<void>[] = [w.append(meta(id))];
+    // Each writer heals a torn tail once, when it first opens the file (crash recovery, before it is shared).
+    await w.append(meta(id));
+    await other.append(b.userText('other joins'));
+    const jobs: Promise<void>[] = [];
     for (let i = 0; i < 200; i++) {
       jobs.push(w.append(b.assistantText(`${i}:${i % 10 === 0 ? big : ''}`)));
       jobs.push(other.append(b.userText(`o${i}:${i % 7 === 0 ? big : ''}`)));
@@ -62,7 +65,7 @@ describe('TraceWriter', () => {
     const r = await readTraceFile(w.path);
     if (!r.ok) throw new Error(r.error.message);
     expect(r.file.skipped).toBe(0);
-    expect(r.file.messages).toHaveLength(400);
+    expect(r.file.messages).toHaveLength(401);
     const mine = r.file.messages.filter((m) => m.type === 'model_msg' && m.payload.type === 'text' && m.payload.role === 'assistant');
     expect(mine.map((m) => Number((m.payload as { text: string }).text.split(':')[0]))).toEqual([...Array(200).keys()]);
   });
