@@ -11,6 +11,7 @@ import { requestLog } from './request-log';
 import { accessRoutes } from './routes/access';
 import { approvalRoutes } from './routes/approvals';
 import { healthRoutes, metricsHandler } from './routes/health';
+import { scheduleRoutes } from './routes/schedules';
 import { sessionRoutes } from './routes/sessions';
 import { usageRoutes } from './routes/usage';
 import type { AdminDeps } from './types';
@@ -45,6 +46,7 @@ export function createAdminApp(deps: AdminDeps): Express {
   api.use(approvalRoutes(store, runtime));
   api.use(usageRoutes(store, deps.pricing));
   api.use(accessRoutes(store, runtime, config.allow_users));
+  api.use(scheduleRoutes(runtime));
   api.use(notFoundHandler);
   app.use('/api', api);
 

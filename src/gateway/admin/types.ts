@@ -1,13 +1,15 @@
 /**
  * What the admin API needs from the rest of the process. `AdminRuntime` is the narrow surface the gateway
  * runtime implements: adapter health for /readyz, deciding an approval (which also resolves the waiting
- * tool call and edits its card) and hearing about pairing decisions (to tell the user in chat). Everything
- * else the API serves comes from the store and the trace files.
+ * tool call and edits its card), hearing about pairing decisions (to tell the user in chat) and the
+ * scheduler's schedules. Everything else the API serves comes from the store and the trace files.
  */
 import type { SecretRedactor } from '../../adapters/render';
 import type { GatewayConfig } from '../config';
 import type { Logger } from '../logger';
-import type { GatewayStore, PairingRow, PricingLookup } from '../store';
+import type { ApprovalMode } from '../../core/state';
+import type { EditOutcome, RunNowResult, ScheduleView } from '../scheduler';
+import type { GatewayStore, PairingRow, PricingLookup, ScheduleRunRow } from '../store';
 import type { GatewayMetrics } from './metrics';
 
 export type AdapterState = 'connected' | 'connecting' | 'failed' | 'disabled';
@@ -39,6 +41,18 @@ export interface AdminRuntime {
   decideApproval(id: string, decision: 'allow' | 'deny', actor: string): Promise<DecideApprovalResult>;
   /** The admin API wrote a pairing decision: tell the person now rather than at the next poll. */
   pairingDecided(row: PairingRow): Promise<void>;
+  /** The running scheduler; absent when it did not start. */
+  schedules?: ScheduleAdmin;
+}
+
+/** What the admin API asks of the scheduler; ids are `<project>:<agent>:<name>` or a unique bare name. */
+export interface ScheduleAdmin {
+  list(): Promise<ScheduleView[]>;
+  get(idOrName: string): Promise<ScheduleView | undefined>;
+  setEnabled(idOrName: string, enabled: boolean, o: { approvalMode?: ApprovalMode; actor: string }): Promise<EditOutcome>;
+  runNow(idOrName: string): Promise<RunNowResult>;
+  /** Newest first; undefined for an unknown schedule. */
+  runs(idOrName: string, limit: number): Promise<ScheduleRunRow[] | undefined>;
 }
 
 export interface AdminDeps {

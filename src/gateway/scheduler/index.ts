@@ -9,3 +9,5 @@ export * from './file-edit';
 export * from './fire-lane';
 export * from './scheduler';
 export * from './watcher';
+export * from './chat-executor';
+export * from './view';
