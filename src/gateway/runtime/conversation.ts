@@ -36,6 +36,8 @@ export interface TaskOutcome {
   status: 'completed' | 'aborted' | 'auth' | 'failed';
   /** The abort's reason, when it says one. */
   reason?: string;
+  /** The platform refused the reply (the Task ran, nobody saw its answer). */
+  deliveryError?: string;
 }
 
 export interface RunningTask {

@@ -172,15 +172,18 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
   await store.resetBusySessions();
   await board.startAll(bindings, (b) => inbound.handlerFor(b.adapter));
   board.noteAbsent(config);
+  let warmed!: Promise<void>;
   const background = [
     recoverInterruptedReplies({ config, store, broker, manager, outbox, logger, adapterFor }).catch((err: unknown) => logger.warn({ err }, 'recovering interrupted replies failed')),
-    warmAgents(config, pool, prices, logger).catch((err: unknown) => logger.warn({ err }, 'agent warm-up failed')),
+    (warmed = warmAgents(config, pool, prices, logger).catch((err: unknown) => logger.warn({ err }, 'agent warm-up failed'))),
   ];
   manager.startEviction();
   notifier.start();
   try {
     await scheduler.start();
     schedulerUp = true;
+    // A first start creates the agents' directories while warming up: look again, so they are watched.
+    background.push(warmed.then(() => scheduler.reload()).catch((err: unknown) => logger.warn({ err }, 'schedules not re-read after warm-up')));
   } catch (err) {
     logger.error({ err }, 'the scheduler did not start; chats are unaffected');
   }

@@ -101,6 +101,7 @@ export class TaskRunner {
     });
     let status: TaskOutcome['status'] = 'completed';
     let reason: string | undefined;
+    let deliveryError: string | undefined;
     try {
       for await (const msg of session.run(input, { approve, signal: running.abort.signal })) {
         renderer.push(msg);
@@ -117,7 +118,8 @@ export class TaskRunner {
       renderer.push(b.abort('internal error in the gateway'));
     } finally {
       typing.stop();
-      await renderer.finish({ interrupted: this.o.closing() && status === 'aborted' });
+      const shown = await renderer.finish({ interrupted: this.o.closing() && status === 'aborted' });
+      if (!shown.ok && shown.reason === 'failed') deliveryError = shown.error.message;
       await this.o.store.updateSession(session.id, { status: 'idle' }).catch(() => undefined);
       this.o.metrics?.taskFinished(platform, status, this.o.clock.now() - started);
     }
@@ -128,7 +130,7 @@ export class TaskRunner {
       this.titling.add(p);
       void p.finally(() => this.titling.delete(p));
     }
-    return reason !== undefined ? { status, reason } : { status };
+    return { status, ...(reason !== undefined ? { reason } : {}), ...(deliveryError !== undefined ? { deliveryError } : {}) };
   }
 
   /** At the first Task: the first line as the title; returns the user text when a model title should follow. */

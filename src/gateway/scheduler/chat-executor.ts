@@ -86,7 +86,7 @@ export class ChatExecutor implements FireExecutor {
     });
     if (!result.ok) return result.shuttingDown ? { status: 'failed', error: result.error } : this.refuse(conv, def.name, result.error);
     const o = result.outcome;
-    if (o.status === 'completed') return { status: 'completed' };
+    if (o.status === 'completed') return o.deliveryError === undefined ? { status: 'completed' } : { status: 'failed', error: `the reply could not be delivered: ${o.deliveryError}` };
     if (o.status === 'auth') return { status: 'failed', error: 'the model endpoint rejected the credentials' };
     return { status: 'failed', error: o.reason ?? (o.status === 'aborted' ? 'aborted' : 'internal error in the gateway') };
   }

@@ -1,9 +1,19 @@
 /**
  * Watches schedule directories (fs.watch) and reports a change once per burst (an atomic save is several
- * events), after `debounceMs` on the injected clock. `sync(dirs)` watches exactly the given directories that
- * exist; one that does not exist yet is picked up by a later sync (the scheduler syncs after each reload).
+ * events), after `debounceMs` on the injected clock. `sync(dirs)` watches each given directory, or while it
+ * does not exist yet its nearest existing parent up to `ANCESTORS` levels (agent_state, the agent), so its
+ * creation is seen too; the scheduler syncs after each reload, which moves the watch down to the directory.
  */
-import { watch, type FSWatcher } from 'node:fs';
+import { existsSync, watch, type FSWatcher } from 'node:fs';
+import { dirname } from 'node:path';
+
+const ANCESTORS = 2;
+
+function nearestExisting(dir: string): string | undefined {
+  let d = dir;
+  for (let i = 0; i <= ANCESTORS; i++, d = dirname(d)) if (existsSync(d)) return d;
+  return undefined;
+}
 import type { Clock, TimerHandle } from '../../adapters/contract/clock';
 
 export interface DirWatcher {
@@ -25,7 +35,7 @@ export function watchDirectories(changed: () => void, o: { clock: Clock; debounc
   return {
     sync(dirs) {
       if (closed) return;
-      const want = new Set(dirs);
+      const want = new Set(dirs.flatMap((d) => nearestExisting(d) ?? []));
       for (const [dir, w] of watchers) {
         if (!want.has(dir)) {
           w.close();
@@ -43,7 +53,7 @@ export function watchDirectories(changed: () => void, o: { clock: Clock; debounc
           });
           watchers.set(dir, w);
         } catch {
-          // not there yet: the next sync tries again
+          // gone meanwhile: the next sync tries again
         }
       }
     },
