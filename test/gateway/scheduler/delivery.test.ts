@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { finishChunk, stream, textChunks, turn, usageChunk } from '../../fakes/openai-server';
 import { FakeChatAdapter } from '../runtime/fake-chat-adapter';
+import { fakeChannelAdapter } from './fake-channel-adapter';
 import { startHarness, type Harness } from '../runtime/harness';
 
 let h: Harness | undefined;
@@ -218,3 +219,45 @@ describe('limits and other targets', () => {
     expect(text).toMatch(/• `broken` — invalid file, skipped \(period: expected text matching/);
   });
 });
+
+describe('channel targets (Slack, Discord)', () => {
+  it('open a new thread in the channel naming the schedule, reply in it, and a message in the thread continues the session', async () => {
+    const slack = fakeChannelAdapter();
+    h = await startHarness({
+      extra: () => [{ adapter: slack }],
+      scheduler: { rescanMs: 0 },
+      prepare: async (data) => {
+        await mkdir(scheduleDir(data), { recursive: true });
+        await writeFile(join(scheduleDir(data), 'eng.toml'), dueNow('deliver_to = "slack:T0123ABCD:C0456EFGH"\n'));
+      },
+    });
+    h.model.enqueue(turn({ text: 'Two PRs need review.' }));
+    const run = await finishedRun(h, 'eng');
+    expect(run.status).toBe('completed');
+    const [opener, reply] = slack.posted;
+    expect(opener).toMatchObject({ where: 'channel:T0123ABCD:C0456EFGH', content: { text: '⏰ **eng**' } });
+    expect(reply.where).toBe(`slack:T0123ABCD:C0456EFGH:${opener.id}`);
+    expect(reply.content).toMatchObject({ text: 'Two PRs need review.', final: true });
+    const thread = { platform: 'slack' as const, team: 'T0123ABCD', channel: 'C0456EFGH', threadTs: opener.id };
+    h.model.enqueue(turn({ text: 'The older one is #3.' }));
+    await slack.inject({ platform: 'slack', thread, user: { id: 'U1' }, text: 'which is older?', attachments: [], mentionsBot: false, followUp: true, isDM: false, eventId: 'e1', messageId: 'm1', sentAt: Date.now() });
+    await h.waitFor('the follow-up in the thread', () => slack.posted.find((p) => p.content.final && p.content.text === 'The older one is #3.'));
+    expect((await h.gateway.store.listSessions({})).map((x) => x.session_id)).toEqual([run.session_id]);
+  });
+
+  it('report an adapter that cannot open threads as the delivery problem, and fail its runs with it', async () => {
+    const slack = fakeChannelAdapter({ canStart: false });
+    h = await startHarness({
+      extra: () => [{ adapter: slack }],
+      scheduler: { rescanMs: 0 },
+      prepare: async (data) => {
+        await mkdir(scheduleDir(data), { recursive: true });
+        await writeFile(join(scheduleDir(data), 'eng.toml'), dueNow('deliver_to = "slack:T0123ABCD:C0456EFGH"\n'));
+      },
+    });
+    const run = await finishedRun(h, 'eng');
+    expect(run.error).toBe('deliver_to slack:T0123ABCD:C0456EFGH: the slack adapter of this gateway cannot start conversations in a channel');
+    expect(slack.posted).toEqual([]);
+  });
+});
+
