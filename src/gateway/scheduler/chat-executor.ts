@@ -20,7 +20,7 @@ import type { Outbox } from '../runtime/outbox';
 import type { ScheduledJob, ScheduledResult } from '../runtime/session-manager';
 import type { GatewayStore } from '../store';
 import type { ScheduleEntry } from './catalog';
-import type { FireExecutor, FireOutcome, FireRequest, ValidEntry } from './scheduler';
+import type { FireExecutor, FireOutcome, FireRequest, ValidEntry } from './fire-runs';
 
 export const DEFAULT_MAX_DURATION_MS = 3_600_000;
 const DEFAULT_MAX_DURATION = '1h';

@@ -7,6 +7,7 @@ export * from './approval-rule';
 export * from './catalog';
 export * from './file-edit';
 export * from './fire-lane';
+export * from './fire-runs';
 export * from './scheduler';
 export * from './watcher';
 export * from './chat-executor';

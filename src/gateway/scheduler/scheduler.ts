@@ -1,15 +1,16 @@
 /**
  * Scheduler (gateway.md §9, engine.md §8.4): keeps every routed agent's schedules (re-read on change) and
- * fires each slot once, as a run row, through the executor. Per schedule one fire runs and one waits; a slot
- * that comes while both are taken is recorded `missed`, and so is every slot that passed while the gateway
- * was down (found from each schedule's watermark), except one at most `graceMs` old, which still fires.
- * Times come from the injected clock; manual runs (API, or queued rows the CLI wrote) share the same lane.
+ * makes each due slot one run row, handed to FireRuns (one runs, one waits, the rest `missed`). A slot that
+ * passed while the gateway was down (found from each schedule's watermark) is recorded `missed`, except one
+ * at most `graceMs` old, which still fires. Times come from the injected clock; manual runs (API, queued rows
+ * the CLI wrote) share the lanes. Enable/disable edit the file; an approval mode given then is granted.
  */
 import type { Clock, TimerHandle } from '../../adapters/contract/clock';
-import type { ApprovalMode, ScheduleDefinition } from '../../core/state';
+import type { ApprovalMode } from '../../core/state';
 import type { ResolvedRoute } from '../config';
 import type { Logger } from '../logger';
 import type { GatewayStore, ScheduleGrant, ScheduleRunKind, ScheduleRunRow } from '../store';
+import { FireRuns, type FireExecutor, type Tracked } from './fire-runs';
 import { definitionHash, scheduledApproval, type ScheduledApproval } from './approval-rule';
 import { loadCatalog, routedAgents, scheduleDirOf, scheduleId, type ScheduleEntry } from './catalog';
 import { editScheduleFile } from './file-edit';
@@ -22,27 +23,6 @@ export const DEFAULT_TICK_MS = 30_000;
 /** Missed slots recorded per look (the newest); a longer outage is logged with its full count. */
 export const MAX_MISSED_ROWS = 100;
 const MISSED_DOWN = 'not fired: the gateway was not running at this time';
-const MISSED_BUSY = 'not fired: the previous run was still going and one fire was already waiting';
-
-export type ValidEntry = ScheduleEntry & { def: ScheduleDefinition };
-
-export interface FireRequest {
-  entry: ValidEntry;
-  run: ScheduleRunRow;
-  /** The approval the run gets when delivered on `route` (a bound schedule passes its session's current mode). */
-  approval(route: ResolvedRoute, boundSessionMode?: ApprovalMode): ScheduledApproval;
-  /** Records the run's session once it exists. */
-  started(sessionId: string): Promise<void>;
-}
-
-export type FireOutcome = { status: 'completed' } | { status: 'failed'; error: string };
-
-export interface FireExecutor {
-  /** Why a run of this schedule cannot be delivered now (no running adapter for its platform…); undefined when it can. */
-  deliveryProblem(entry: ScheduleEntry): string | undefined;
-  /** Runs one fire to its end; never rejects with anything the scheduler should know about. */
-  fire(req: FireRequest): Promise<FireOutcome>;
-}
 
 export interface SchedulerOptions {
   config: Parameters<typeof loadCatalog>[0];
@@ -61,16 +41,6 @@ export interface SchedulerOptions {
   watch?: (changed: () => void) => DirWatcher;
 }
 
-export interface Tracked {
-  entry: ScheduleEntry;
-  /** Slots at or before this instant are handled. */
-  cursor: number;
-  lane: FireLane;
-  /** The file is gone; kept until its running fire ends. */
-  gone: boolean;
-  logged?: string;
-}
-
 export type RunNowResult =
   | { ok: true; run: ScheduleRunRow }
   | { ok: false; code: 'not_found' | 'invalid' | 'already_queued'; message: string };
@@ -80,9 +50,7 @@ export type EditOutcome = { ok: true } | { ok: false; code: 'not_found' | 'inval
 export class Scheduler {
   private readonly tracked = new Map<string, Tracked>();
   private readonly grants = new Map<string, ScheduleGrant>();
-  /** Run rows this process created or adopted (others in `queued` came from the CLI). */
-  private readonly own = new Set<number>();
-  private readonly inflight = new Set<Promise<void>>();
+  private readonly runs: FireRuns;
   private timers: { tick?: TimerHandle; rescan?: TimerHandle; poll?: TimerHandle } = {};
   private chain: Promise<unknown> = Promise.resolve();
   private watcher?: DirWatcher;
@@ -91,6 +59,18 @@ export class Scheduler {
 
   constructor(private readonly o: SchedulerOptions) {
     this.graceMs = o.graceMs ?? DEFAULT_GRACE_MS;
+    this.runs = new FireRuns({
+      store: o.store,
+      clock: o.clock,
+      logger: o.logger,
+      executor: o.executor,
+      approvalOf: (entry, route, bound) => this.approvalOf(entry, route, bound),
+      tracked: (id) => this.tracked.get(id),
+      stopped: () => this.stopped,
+      forget: (t) => {
+        if (this.tracked.get(t.entry.id) === t) this.tracked.delete(t.entry.id);
+      },
+    });
   }
 
   // ------------------------------------------------------------------ lifecycle
@@ -104,7 +84,7 @@ export class Scheduler {
     await this.serial(() => this.reloadNow(marks));
     await this.serial(() => this.evaluate());
     this.repeat('rescan', this.o.rescanMs ?? DEFAULT_TICK_MS, () => this.reload());
-    this.repeat('poll', this.o.pollMs ?? 2000, () => this.serial(() => this.adoptForeign()));
+    this.repeat('poll', this.o.pollMs ?? 2000, () => this.serial(() => this.runs.adoptForeign()));
   }
 
   /** Stops looking; running fires are aborted by their sessions' shutdown (see `settled`). */
@@ -118,8 +98,8 @@ export class Scheduler {
   }
 
   /** Resolves when every fire started so far has ended and its row is written. */
-  async settled(): Promise<void> {
-    while (this.inflight.size > 0) await Promise.all([...this.inflight]);
+  settled(): Promise<void> {
+    return this.runs.settled();
   }
 
   /** Re-reads every schedule file now (the watcher and the rescan timer call it too). */
@@ -177,8 +157,8 @@ export class Scheduler {
       let row: ScheduleRunRow | undefined;
       for (let i = 0; i < 5 && !row; i++) row = await this.o.store.addScheduleRun(t.entry.ref, at++, 'queued', this.o.clock.now(), { kind: 'manual' });
       if (!row) return { ok: false, code: 'already_queued', message: `${t.entry.id} already has runs at this instant` } as const;
-      this.own.add(row.id);
-      return { ok: true, run: (await this.admit(t, row)) ?? row } as const;
+      this.runs.claim(row.id);
+      return { ok: true, run: (await this.runs.admit(t, row)) ?? row } as const;
     });
   }
 
@@ -292,87 +272,8 @@ export class Scheduler {
   private async offer(t: Tracked, slot: number, kind: ScheduleRunKind): Promise<void> {
     const row = await this.o.store.addScheduleRun(t.entry.ref, slot, 'queued', this.o.clock.now(), { kind });
     if (!row) return;
-    this.own.add(row.id);
-    await this.admit(t, row);
+    this.runs.claim(row.id);
+    await this.runs.admit(t, row);
   }
 
-  /** Starts, queues or refuses a queued run row; returns the row as it now stands. */
-  private async admit(t: Tracked, row: ScheduleRunRow): Promise<ScheduleRunRow | undefined> {
-    const verdict = t.lane.offer(row);
-    if (verdict === 'start') {
-      this.launch(t, row);
-      return row;
-    }
-    if (verdict === 'queue') {
-      this.o.logger.info({ schedule: t.entry.id, run: row.id }, 'schedule busy: its next run waits for the one that is running');
-      return row;
-    }
-    this.own.delete(row.id);
-    return this.o.store.finishScheduleRun(row.id, 'missed', MISSED_BUSY, this.o.clock.now());
-  }
-
-  private launch(t: Tracked, row: ScheduleRunRow): void {
-    const p = this.runOne(t, row)
-      .catch((err: unknown) => this.o.logger.error({ err, schedule: t.entry.id, run: row.id }, 'scheduled run not recorded'))
-      .then(() => this.afterRun(t, row))
-      .finally(() => this.inflight.delete(p));
-    this.inflight.add(p);
-  }
-
-  private async runOne(t: Tracked, row: ScheduleRunRow): Promise<void> {
-    const entry = t.entry;
-    let outcome: FireOutcome;
-    const problem = entry.def ? this.o.executor.deliveryProblem(entry) : (entry.error?.message ?? 'the schedule file is invalid');
-    if (problem !== undefined) outcome = { status: 'failed', error: problem };
-    else {
-      try {
-        outcome = await this.o.executor.fire({
-          entry: entry as ValidEntry,
-          run: row,
-          approval: (route, bound) => this.approvalOf(entry, route, bound)!,
-          started: async (sessionId) => {
-            await this.o.store.startScheduleRun(row.id, sessionId, this.o.clock.now());
-          },
-        });
-      } catch (err) {
-        this.o.logger.error({ err, schedule: entry.id }, 'scheduled run failed inside the gateway');
-        outcome = { status: 'failed', error: 'internal error in the gateway (see its log)' };
-      }
-    }
-    if (outcome.status === 'failed') this.o.logger.warn({ schedule: entry.id, run: row.id, error: outcome.error }, 'scheduled run failed');
-    else this.o.logger.info({ schedule: entry.id, run: row.id }, 'scheduled run completed');
-    await this.o.store.finishScheduleRun(row.id, outcome.status, outcome.status === 'failed' ? outcome.error : null, this.o.clock.now());
-  }
-
-  /** The lane moves on: the waiting run starts unless its schedule went away (or, for a slot, was disabled) meanwhile. */
-  private async afterRun(t: Tracked, done: ScheduleRunRow): Promise<void> {
-    this.own.delete(done.id);
-    for (let next = t.lane.next(); next; next = t.lane.next()) {
-      if (this.stopped) return;
-      const why = t.gone ? 'its schedule file was removed' : !t.entry.def ? 'its schedule file became invalid' : next.kind === 'slot' && !t.entry.def.enabled ? 'its schedule was disabled' : undefined;
-      if (why === undefined) {
-        this.launch(t, next);
-        return;
-      }
-      this.own.delete(next.id);
-      await this.o.store.finishScheduleRun(next.id, 'missed', `not fired: ${why} before it could run`, this.o.clock.now());
-    }
-    if (t.gone && this.tracked.get(t.entry.id) === t) this.tracked.delete(t.entry.id);
-  }
-
-  /** Runs another process queued (`penguin-gateway schedules run`) join their schedule's lane. */
-  private async adoptForeign(): Promise<void> {
-    if (this.stopped) return;
-    for (const row of (await this.o.store.listScheduleRuns({ status: 'queued', limit: 100 })).reverse()) {
-      if (this.own.has(row.id)) continue;
-      this.own.add(row.id);
-      const t = this.tracked.get(scheduleId(row));
-      if (!t || t.gone || !t.entry.def) {
-        this.own.delete(row.id);
-        await this.o.store.finishScheduleRun(row.id, 'failed', t?.entry.error?.message ?? `no schedule ${scheduleId(row)} in this gateway`, this.o.clock.now());
-        continue;
-      }
-      await this.admit(t, row);
-    }
-  }
 }

@@ -9,7 +9,8 @@ import type { StateIssue } from '../../core/state';
 import type { GatewayConfig, ResolvedRoute } from '../config';
 import type { GatewayStore, ScheduleRunRow } from '../store';
 import type { ScheduledApproval } from './approval-rule';
-import type { Scheduler, Tracked } from './scheduler';
+import type { Tracked } from './fire-runs';
+import type { Scheduler } from './scheduler';
 
 export interface ScheduleView {
   id: string;
