@@ -2,8 +2,8 @@
  * The layers import one way: gateway → adapters → core. src/core imports no platform SDK, express or
  * sqlite and nothing outside src/core; src/adapters never imports src/gateway; no platform folder imports
  * another; src/gateway/runtime and src/gateway/scheduler decide nothing by platform name (adapters answer
- * for their threads, the contract's delivery targets for theirs). A
- * folder these checks scan that is missing fails them instead of passing vacuously.
+ * for their threads, the contract's delivery targets for theirs). A folder these checks scan that is
+ * missing fails them instead of passing vacuously.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
