@@ -1,10 +1,10 @@
 /**
  * The layers import one way: gateway → adapters → core. src/core imports no platform SDK, express or
  * sqlite and nothing outside src/core; src/adapters never imports src/gateway; no platform folder imports
- * another; src/gateway/runtime decides nothing by platform name (adapters answer for their threads). The
- * dashboard's front end (src/dashboard, bundled for the browser) imports only itself and its browser
- * packages, and no server code imports it. A folder these checks scan that is missing fails them instead
- * of passing vacuously.
+ * another; src/gateway/runtime and src/gateway/scheduler decide nothing by platform name (adapters answer
+ * for their threads, the contract's delivery targets for theirs). The dashboard's front end (src/dashboard,
+ * bundled for the browser) imports only itself and its browser packages, and no server code imports it. A
+ * folder these checks scan that is missing fails them instead of passing vacuously.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -80,9 +80,9 @@ describe('layer boundaries', () => {
     }
   });
 
-  it('src/gateway/runtime has no platform branch', () => {
+  it('src/gateway/runtime and src/gateway/scheduler have no platform branch', () => {
     const branches: string[] = [];
-    for (const f of sourceFiles(join(ROOT, 'src/gateway/runtime'))) {
+    for (const f of ['src/gateway/runtime', 'src/gateway/scheduler'].flatMap((d) => sourceFiles(join(ROOT, d)))) {
       readFileSync(f, 'utf8').split('\n').forEach((line, i) => {
         if (PLATFORM_BRANCH.test(line)) branches.push(`${relative(ROOT, f)}:${i + 1}: ${line.trim()}`);
       });

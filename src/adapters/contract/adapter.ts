@@ -5,6 +5,7 @@
  * typing, reactions, ephemeral notices, native streaming), declared limits and rate scopes, and one error
  * classifier; nothing but PlatformError leaves a call. `surfaceFor` adapts it to a MessageSurface.
  */
+import type { DeliveryTarget } from './delivery-target';
 import type { ErrorClassifier } from './errors';
 import type { PlatformLimits } from './limits';
 import type { InboundHandler, MessageRef } from './messages';
@@ -56,6 +57,12 @@ export interface ChannelAdapter {
   nativeStream?(thread: ThreadRef, isDM: boolean): NativeStream | undefined;
   /** Names the conversation where the platform shows a title (Slack assistant threads); best-effort, a no-op elsewhere. */
   setTitle?(thread: ThreadRef, title: string): Promise<void>;
+  /**
+   * Opens a new conversation in a channel (a scheduled run delivered to `slack:<team>:<channel>` or
+   * `discord:<guild>:<channel>`): posts `content` as its first message and returns that message, whose
+   * `thread` is where the conversation continues. Only platforms with channel targets need it.
+   */
+  startConversation?(target: DeliveryTarget, content: OutboundContent): Promise<MessageRef>;
 }
 
 /** The writer's view of one conversation on an adapter. */

@@ -1,8 +1,8 @@
 /**
  * ApprovalCard: the platform-neutral approval prompt (gateway.md §5). Built from a tool call: tool name, the
  * model's `description`, an argument preview cut to fit (the command for exec_command/input_command, path +
- * unified diff for edit_file/write_file, compact JSON otherwise), a subagent marker, and the three buttons
- * Allow / Deny / Allow for this session. `approvalCardMarkdown` renders it (pending or decided) as Markdown
+ * unified diff for edit_file/write_file, compact JSON otherwise), a subagent or schedule marker, and the
+ * three buttons Allow / Deny / Allow for this session. `approvalCardMarkdown` renders it (pending or decided) as Markdown
  * for the platform formatters; adapters turn `buttons` into Block Kit / components / inline keyboards.
  */
 import { encodeActionPayload, type ApprovalVerb } from './action-payload';
@@ -26,6 +26,8 @@ export interface ApprovalCard {
   description?: string;
   /** Child session id when a subagent asks (from the tool call's `origin`). */
   subagent?: string;
+  /** The schedule whose unattended run asks. */
+  schedule?: string;
   preview: ArgumentPreview;
   buttons: CardButton[];
 }
@@ -44,6 +46,8 @@ export interface ApprovalCardInput {
   origin?: string[];
   /** Longest preview text in characters (default 1,200: fits Discord's 2,000 with room for the rest). */
   maxPreviewChars?: number;
+  /** The schedule whose unattended run asks (shown on the card). */
+  schedule?: string;
 }
 
 export const BUTTON_LABELS: Record<ApprovalVerb, string> = { allow: 'Allow', deny: 'Deny', session: 'Allow for this session' };
@@ -111,6 +115,7 @@ export function buildApprovalCard(input: ApprovalCardInput): ApprovalCard {
     tool: input.toolName,
     ...(description ? { description: cutToFit(description.replace(/\s+/g, ' '), 300).text } : {}),
     ...(input.origin?.length ? { subagent: input.origin[input.origin.length - 1] } : {}),
+    ...(input.schedule ? { schedule: input.schedule } : {}),
     preview: previewFor(input.toolName, args, input.arguments, max),
     buttons: verbs.map((verb) => ({ label: BUTTON_LABELS[verb], payload: encodeActionPayload({ kind: 'approval', approvalId: input.approvalId, verb }), style: BUTTON_STYLE[verb] })),
   };
@@ -134,7 +139,7 @@ export function escapeInlineMarkdown(s: string): string {
 }
 
 function headline(card: ApprovalCard, state: CardState): string {
-  const who = card.subagent ? ` · subagent \`${card.subagent}\`` : '';
+  const who = `${card.subagent ? ` · subagent \`${card.subagent}\`` : ''}${card.schedule ? ` · scheduled run of \`${card.schedule.replace(/`/g, "'")}\`` : ''}`;
   const tool = `\`${card.tool}\``;
   switch (state.state) {
     case 'pending': return `✋ **Approval needed**: ${tool}${who}`;

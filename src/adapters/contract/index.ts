@@ -1,6 +1,7 @@
 /** The adapter contract: what every chat platform implements and the neutral types it exchanges with the gateway. */
 export * from './clock';
 export * from './thread-ref';
+export * from './delivery-target';
 export * from './messages';
 export * from './limits';
 export * from './errors';

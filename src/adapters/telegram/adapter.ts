@@ -43,6 +43,7 @@ export const TELEGRAM_COMMANDS = [
   { command: 'stop', description: 'Stop what I am doing' },
   { command: 'mode', description: 'How tool calls are approved: allow-all, deny-all, read-only, always-ask' },
   { command: 'status', description: "This chat's session, mode and state" },
+  { command: 'schedules', description: "This agent's schedules and when each runs next" },
   { command: 'help', description: 'How to talk to me' },
 ] as const;
 

@@ -34,6 +34,8 @@ export interface CreateSessionOptions {
   /** An existing directory; absent = a fresh temporary workspace under the agent. */
   workspace?: string;
   source?: 'subagent' | 'schedule';
+  /** A model of the agent's project other than its default (a schedule's `provider` + `model_id`); an unknown one is refused. */
+  model?: { provider: string; modelId: string };
   /**
    * The id a host already gave a session that never wrote its trace (it was opened, then the process
    * ended before its first run): the session starts under that id. Refused when the id has traces.
@@ -85,8 +87,14 @@ class AgentImpl implements Agent {
     this.agentDir = dirname(resolve(options.agentStateDir));
   }
 
-  createSession(opts: CreateSessionOptions = {}): Promise<Session> {
-    return this.create(opts, this.options.model, 0, undefined);
+  async createSession(opts: CreateSessionOptions = {}): Promise<Session> {
+    let model = this.options.model;
+    if (opts.model) {
+      const found = this.resolveModel(opts.model.provider, opts.model.modelId);
+      if (!found) throw new TypeError(`createSession: unknown model ${opts.model.provider}/${opts.model.modelId}`);
+      model = found;
+    }
+    return this.create(opts, model, 0, undefined);
   }
 
   async resumeSession(sessionId: string): Promise<ResumeResult> {

@@ -26,6 +26,11 @@ export function widensApproval(current: ApprovalMode, next: ApprovalMode): boole
   return LAXEST_FIRST.indexOf(next) < LAXEST_FIRST.indexOf(current);
 }
 
+/** The stricter of two modes (the one that lets tools do less without a human). */
+export function stricterApproval(a: ApprovalMode, b: ApprovalMode): ApprovalMode {
+  return LAXEST_FIRST.indexOf(a) >= LAXEST_FIRST.indexOf(b) ? a : b;
+}
+
 async function askSafely(ask: ApproveFn, toolCall: ToolCallMessage): Promise<ApprovalDecision> {
   try {
     const answer = await ask(toolCall);

@@ -19,6 +19,7 @@ export * from './vault';
 export * from './skills';
 export * from './use-skills';
 export * from './schedules';
+export * from './scheduled-task';
 export * from './memory';
 export * from './prompt-assembly';
 export * from './prompt-environment';

@@ -3,12 +3,14 @@
  * scheduler: `prompt` (required), `enabled` (default false), `start_at` (required ISO instant), optional
  * `period` (`^\d+[mhd]$`, ≥ 5 min) or — gateway extension — `cron` (+ `timezone`, runs ≥ 5 min apart),
  * `end_at` > `start_at`, then `session_id` or `workspace` + `provider`/`model_id` (both or neither), and the
- * gateway's `deliver_to` (`<platform>:<target>`). Each file is judged on its own, errors carry key paths.
+ * gateway's `deliver_to` (`<platform>:<target>`, checked per platform by the gateway), `approval_mode` and
+ * `max_duration` (`^\d+[smhd]$`, >= 1 s). Each file is judged on its own, errors carry key paths.
  */
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Cron } from 'croner';
 import { z } from 'zod';
+import { APPROVAL_MODES, type ApprovalMode } from './approval';
 import { describeValue, fail, issuesFromZod, ok, type StateFileError, type StateIssue, type StateResult } from './errors';
 import { readIfExists } from './files';
 import { parseTomlText } from './parse-text';
@@ -18,6 +20,7 @@ import type { TomlDate } from './toml';
 export const PERIOD_RE = /^(\d+)([mhd])$/;
 export const MIN_PERIOD_MS = 5 * 60_000;
 export const DELIVER_TO_RE = /^[a-z][a-z0-9_-]*:\S+$/;
+export const DURATION_RE = /^(\d+)([smhd])$/;
 
 export interface ScheduleDefinition {
   name: string;
@@ -36,6 +39,19 @@ export interface ScheduleDefinition {
   provider?: string;
   modelId?: string;
   deliverTo?: string;
+  /** The approval mode the file asks for (the gateway may narrow it; see its scheduler). */
+  approvalMode?: ApprovalMode;
+  /** A run longer than this is aborted (from `max_duration`). */
+  maxDurationMs?: number;
+  maxDuration?: string;
+}
+
+/** `30s`, `15m`, `2h`, `1d` in ms; undefined when the text is not a duration. */
+export function durationToMs(text: string): number | undefined {
+  const m = DURATION_RE.exec(text);
+  if (!m) return undefined;
+  const unit = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as 's' | 'm' | 'h' | 'd'];
+  return Number(m[1]) * unit;
 }
 
 export function periodToMs(period: string): number | undefined {
@@ -74,6 +90,8 @@ const ScheduleFileSchema = z.strictObject({
   cron: z.string().trim().min(1).optional(),
   timezone: z.string().trim().min(1).optional(),
   deliver_to: z.string().regex(DELIVER_TO_RE).optional(),
+  approval_mode: z.enum(APPROVAL_MODES).optional(),
+  max_duration: z.string().regex(DURATION_RE).optional(),
 });
 
 function validTimezone(tz: string): boolean {
@@ -125,6 +143,8 @@ export function parseScheduleFile(name: string, text: string, file: string): Sta
     const why = cronIssue(f.cron, f.timezone, startAt);
     if (why) issues.push({ path: 'cron', expected: `a valid cron expression whose runs are at least 5 minutes apart (${why})`, found: found('cron') });
   }
+  const maxDurationMs = f.max_duration !== undefined ? durationToMs(f.max_duration) : undefined;
+  if (maxDurationMs !== undefined && maxDurationMs < 1000) issues.push({ path: 'max_duration', expected: 'a duration of at least 1 second (e.g. "90s", "30m", "2h")', found: found('max_duration') });
   if ((f.provider === undefined) !== (f.model_id === undefined)) {
     const missing = f.provider === undefined ? 'provider' : 'model_id';
     issues.push({ path: missing, expected: 'provider and model_id together (both or neither)', found: describeValue(undefined) });
@@ -148,6 +168,11 @@ export function parseScheduleFile(name: string, text: string, file: string): Sta
   if (f.provider !== undefined) def.provider = f.provider;
   if (f.model_id !== undefined) def.modelId = f.model_id;
   if (f.deliver_to !== undefined) def.deliverTo = f.deliver_to;
+  if (f.approval_mode !== undefined) def.approvalMode = f.approval_mode;
+  if (maxDurationMs !== undefined) {
+    def.maxDurationMs = maxDurationMs;
+    def.maxDuration = f.max_duration;
+  }
   return ok(def);
 }
 

@@ -16,6 +16,7 @@ import { approvalRoutes } from './routes/approvals';
 import { deliveryRoutes } from './routes/deliveries';
 import { healthRoutes, metricsHandler } from './routes/health';
 import { overviewRoutes } from './routes/overview';
+import { scheduleRoutes } from './routes/schedules';
 import { sessionRoutes } from './routes/sessions';
 import { usageRoutes } from './routes/usage';
 import type { AdminDeps } from './types';
@@ -60,6 +61,7 @@ export function createAdminApp(deps: AdminDeps): Express {
   api.use(usageRoutes(store, deps.pricing));
   api.use(accessRoutes(store, runtime, config.allow_users));
   api.use(deliveryRoutes(store, runtime));
+  api.use(scheduleRoutes(runtime));
   api.use(notFoundHandler);
   app.use('/api', api);
   app.use(dashboardRoutes({ sessions, guard: auth, ...(deps.dashboardDir ? { dir: deps.dashboardDir } : {}) }));

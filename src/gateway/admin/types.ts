@@ -1,15 +1,18 @@
 /**
  * What the admin API needs from the rest of the process. `AdminRuntime` is the narrow surface the gateway
  * runtime implements: adapter health for /readyz, deciding an approval (which also resolves the waiting
- * tool call and edits its card), hearing about pairing decisions (to tell the user in chat), and for the
- * dashboard the running Tasks and rate budgets, stopping a session's Task, resending a dead letter and
- * following a session's trace live. Everything else the API serves comes from the store and the trace files.
+ * tool call and edits its card), hearing about pairing decisions (to tell the user in chat), the scheduler's
+ * schedules, and for the dashboard the running Tasks and rate budgets, stopping a session's Task, resending a
+ * dead letter and following a session's trace live. Everything else the API serves comes from the store and
+ * the trace files.
  */
 import type { SecretRedactor } from '../../adapters/render';
 import type { GatewayConfig } from '../config';
 import type { Logger } from '../logger';
 import type { OmniMessage } from '../../core/omnimessage/types';
-import type { DeliveryRow, GatewayStore, PairingRow, PricingLookup } from '../store';
+import type { ApprovalMode } from '../../core/state';
+import type { EditOutcome, RunNowResult, ScheduleView } from '../scheduler';
+import type { DeliveryRow, GatewayStore, PairingRow, PricingLookup, ScheduleRunRow } from '../store';
 import type { LoginSessions } from './login';
 import type { GatewayMetrics } from './metrics';
 
@@ -73,6 +76,18 @@ export interface AdminRuntime {
   resendDelivery(id: number): Promise<ResendOutcome>;
   /** Every batch the session writes to its trace from now on; returns the unsubscribe function. */
   watchSession(sessionId: string, listener: (msgs: readonly OmniMessage[]) => void): () => void;
+  /** The running scheduler; absent when it did not start. */
+  schedules?: ScheduleAdmin;
+}
+
+/** What the admin API asks of the scheduler; ids are `<project>:<agent>:<name>` or a unique bare name. */
+export interface ScheduleAdmin {
+  list(): Promise<ScheduleView[]>;
+  get(idOrName: string): Promise<ScheduleView | undefined>;
+  setEnabled(idOrName: string, enabled: boolean, o: { approvalMode?: ApprovalMode; actor: string }): Promise<EditOutcome>;
+  runNow(idOrName: string): Promise<RunNowResult>;
+  /** Newest first; undefined for an unknown schedule. */
+  runs(idOrName: string, limit: number): Promise<ScheduleRunRow[] | undefined>;
 }
 
 export interface AdminDeps {

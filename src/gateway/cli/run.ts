@@ -1,7 +1,8 @@
 /**
  * `runCli(argv, io)`: the whole command line in one call. Parses arguments, answers --help/--version,
  * dispatches to the command function and turns a UsageError into the usage hint with exit code 2.
- * `deps.loadStart` replaces the lazily loaded `startGateway` (tests).
+ * `deps.loadStart` replaces the lazily loaded `startGateway` and `deps.pickupWaitMs` how long `schedules run`
+ * waits to see the gateway take the run (tests).
  */
 import { adminCommand } from './admin';
 import { parseCliArgs, type CliArgs } from './args';
@@ -10,12 +11,14 @@ import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, line, type CliIO } from '
 import { migrateCommand } from './migrate';
 import { pairingCommand } from './pairing';
 import { reindexCommand } from './reindex';
+import { schedulesCommand } from './schedules';
 import { startCommand, type StartGateway } from './start';
 import { COMMAND_HELP, USAGE } from './usage';
 import { packageVersion } from './version';
 
 export interface CliDeps {
   loadStart?: () => StartGateway;
+  pickupWaitMs?: number;
 }
 
 type Command = (args: CliArgs, io: CliIO) => Promise<number>;
@@ -28,6 +31,7 @@ export async function runCli(argv: readonly string[], io: CliIO, deps: CliDeps =
     migrate: migrateCommand,
     pairing: pairingCommand,
     admin: adminCommand,
+    schedules: (a, i) => schedulesCommand(a, i, deps.pickupWaitMs),
   };
   try {
     const args = parseCliArgs(argv);

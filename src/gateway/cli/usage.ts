@@ -14,6 +14,8 @@ Commands:
   pairing deny <code>       refuse a pairing request
   pairing list [--all]      show pending (or all) pairing requests
   admin set-password        set the dashboard's admin password (read from standard input)
+  schedules list            every routed agent's schedules, invalid files with what is wrong
+  schedules run <id>        run a schedule now (the running gateway starts it)
 
 Options:
   --config <path>           config file (default: PENGUIN_GATEWAY_CONFIG, else config/gateway.yaml)
@@ -44,6 +46,13 @@ Rebuilds the sessions and usage in gateway.db from the traces under PENGUIN_HOME
   migrate: `Usage: penguin-gateway migrate [--config <path>]
 
 Applies pending schema migrations to gateway.db (start does this too) and prints the versions.
+`,
+  schedules: `Usage: penguin-gateway schedules list | run <id>
+
+list shows the schedule files of every routed agent as the gateway reads them (invalid files with each
+problem: file, key, expected, found), each one's next fire in its time zone and its last run. run queues a
+run now (id <project>:<agent>:<name>, or the name when only one agent has it); the running gateway starts
+it within seconds, after the schedule's run that is still going, if any.
 `,
   pairing: `Usage: penguin-gateway pairing approve <code> | deny <code> | list [--all]
 

@@ -43,6 +43,7 @@ export function resolveRoutes(
       project: d.project ?? DEFAULTS.project,
       agent: d.agent ?? DEFAULTS.agent,
       approval_mode: d.approval_mode ?? DEFAULTS.approvalMode,
+      ...(d.schedule_approval_mode ? { schedule_approval_mode: d.schedule_approval_mode } : {}),
       workspace_policy: d.workspace_policy ?? DEFAULTS.workspacePolicy,
       workspace_path: d.workspace_path,
       approvers: d.approvers ?? [],
@@ -74,6 +75,7 @@ export function resolveRoutes(
         project: r.project ?? defaultRoute.project,
         agent: r.agent ?? defaultRoute.agent,
         approval_mode: r.approval_mode ?? defaultRoute.approval_mode,
+        ...((r.schedule_approval_mode ?? defaultRoute.schedule_approval_mode) ? { schedule_approval_mode: r.schedule_approval_mode ?? defaultRoute.schedule_approval_mode } : {}),
         // A route that picks its own workspace policy never inherits the default's path.
         workspace_policy: r.workspace_policy ?? defaultRoute.workspace_policy,
         workspace_path: ownsWorkspace || r.workspace_path !== undefined ? r.workspace_path : defaultRoute.workspace_path,

@@ -181,6 +181,8 @@ const routeFields = {
   project: dirName('project').optional(),
   agent: dirName('agent').optional(),
   approval_mode: z.enum(APPROVAL_MODES).optional(),
+  /** The laxest mode a scheduled run delivered on this route may use; absent = `approval_mode`. */
+  schedule_approval_mode: z.enum(APPROVAL_MODES).optional(),
   workspace_policy: z.enum(WORKSPACE_POLICIES).optional(),
   workspace_path: z.string({ error: 'expected a directory path' }).min(1, { error: 'expected a directory path' }).optional(),
   approvers: z.array(userRefString).optional(),

@@ -73,6 +73,11 @@ export interface ResolvedRoute {
   project: string;
   agent: string;
   approval_mode: ApprovalMode;
+  /**
+   * Set by the operator: the laxest mode a scheduled run delivered on this route may use. Absent = the
+   * route's `approval_mode` caps scheduled runs (a schedule file, which the agent can write, never lifts it).
+   */
+  schedule_approval_mode?: ApprovalMode;
   workspace_policy: WorkspacePolicy;
   /** Absolute; required for `fixed`, optional base directory for `per_channel`. */
   workspace_path?: string;

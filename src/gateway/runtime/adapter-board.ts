@@ -32,6 +32,20 @@ export class AdapterBoard {
     });
   }
 
+  /** Started and not given up (connected, or re-opening its connection). */
+  isRunning(platform: string): boolean {
+    const s = this.list().find((x) => x.name === platform);
+    return s?.state === 'connected' || s?.state === 'connecting';
+  }
+
+  /** Why `platform` has no running adapter, as a sentence part ("telegram is not running here: no credentials"). */
+  whyAbsent(platform: string): string {
+    const s = this.list().find((x) => x.name === platform);
+    if (!s) return `${platform} is not a platform this gateway runs`;
+    if (s.state === 'connected') return `${platform} is running`;
+    return `${platform} is not running in this gateway (${s.state}${s.detail ? `: ${s.detail}` : ''})`;
+  }
+
   touch(platform: string, at: number): void {
     const s = this.status.get(platform);
     if (s) s.last_inbound_at = at;

@@ -44,6 +44,10 @@ export interface TaskApprovalContext {
   onResolved?: (toolCallId: string, origin?: string[]) => void;
   /** Aborting the Task denies what is still pending. */
   signal: AbortSignal;
+  /** The schedule whose unattended run asks (named on the card). */
+  schedule?: string;
+  /** Anyone who can press the card may decide (a scheduled run in a direct conversation: only its user can). */
+  anyoneMayDecide?: boolean;
 }
 
 /** "Allow `<tool>` for this session", per (user, tool): a grant never covers another user's Tasks. */
@@ -99,11 +103,11 @@ export class ApprovalBroker {
     };
   }
 
-  /** Who may decide an approval: the requester and the route's approvers. */
+  /** Who may decide an approval: the requester and the route's approvers (anyone, for a scheduled run in a direct conversation). */
   mayDecide(id: string, actor: string): boolean | undefined {
     const p = this.pending.get(id);
     if (!p) return undefined;
-    return actor === p.ctx.requester || p.ctx.approvers.includes(actor);
+    return p.ctx.anyoneMayDecide === true || actor === p.ctx.requester || p.ctx.approvers.includes(actor);
   }
 
   /** Apply a decision from a button (`actor` already authorised) or the admin API. Idempotent. */
@@ -175,7 +179,7 @@ export class ApprovalBroker {
       created_at: now,
       expires_at: now + this.o.timeoutMs,
     });
-    const card = buildApprovalCard({ approvalId: row.id, toolName: call.payload.name, arguments: call.payload.arguments, origin: call.origin });
+    const card = buildApprovalCard({ approvalId: row.id, toolName: call.payload.name, arguments: call.payload.arguments, origin: call.origin, ...(ctx.schedule ? { schedule: ctx.schedule } : {}) });
     return new Promise<ApprovalDecision>((resolve) => {
       const p: Pending = { row, card, ctx, resolve, toolCall: call };
       this.pending.set(row.id, p);

@@ -1,6 +1,6 @@
 /**
- * Chat commands (gateway.md §3, §8): `/new`, `/stop`, `/mode <mode>`, `/status`, `/help` (and Telegram's
- * `/start`), recognised at the start of an addressed message. Telegram's `/cmd@botname` form is accepted;
+ * Chat commands (gateway.md §3, §8): `/new`, `/stop`, `/mode <mode>`, `/status`, `/schedules`, `/help` (and
+ * Telegram's `/start`), recognised at the start of an addressed message. Telegram's `/cmd@botname` form is accepted;
  * anything else starting with a slash is an ordinary message for the agent.
  */
 export type ChatCommand =
@@ -8,10 +8,11 @@ export type ChatCommand =
   | { name: 'stop' }
   | { name: 'mode'; arg: string }
   | { name: 'status' }
+  | { name: 'schedules' }
   | { name: 'help' }
   | { name: 'start' };
 
-const NAMES = new Set(['new', 'stop', 'mode', 'status', 'help', 'start']);
+const NAMES = new Set(['new', 'stop', 'mode', 'status', 'schedules', 'help', 'start']);
 
 export function parseCommand(text: string): ChatCommand | undefined {
   const m = /^\/([a-z]+)(?:@[A-Za-z0-9_]+)?(?:\s+([\s\S]*))?$/.exec(text.trim());
@@ -27,4 +28,5 @@ export const HELP_TEXT = [
   '`/stop` — stop what I am doing',
   '`/mode <allow-all|deny-all|read-only|always-ask>` — how tool calls are approved here',
   '`/status` — this conversation\'s session, mode and state',
+  '`/schedules` — this agent\'s schedules and when each runs next',
 ].join('\n');

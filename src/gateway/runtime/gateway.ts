@@ -1,7 +1,7 @@
 /**
  * The gateway process's parts wired together (gateway.md §7): store, metrics, rate governor, outbox,
- * agent pool, approval broker, session manager, inbound handler, adapters and the HTTP listener (admin API
- * + adapter routes). `createGateway` starts it and returns a handle whose `shutdown()` stops taking
+ * agent pool, approval broker, session manager, inbound handler, adapters, the scheduler and the HTTP
+ * listener (admin API + adapter routes). `createGateway` starts it and returns a handle whose `shutdown()` stops taking
  * events, aborts running Tasks ("gateway shutting down"), finalises live replies, flushes traces and
  * closes the DB within the configured grace time. Adapters are injected so tests can use fakes.
  */
@@ -16,9 +16,10 @@ import { listenAdmin, type AdminListener } from '../admin/listen';
 import { requestLog } from '../admin/request-log';
 import { GatewayMetrics } from '../admin/metrics';
 import { ensureAdminToken } from '../admin/token';
-import type { AdminRuntime } from '../admin/types';
+import type { AdminRuntime, ScheduleAdmin } from '../admin/types';
 import type { GatewayConfig } from '../config';
 import type { Logger } from '../logger';
+import { ChatExecutor, chatListing, Scheduler, scheduleView, watchDirectories } from '../scheduler';
 import { describeRebuild, openGatewayStore, type GatewayStore } from '../store';
 import type { Clock as EngineClock } from '../../core/engine/clock';
 import { PairingNotifier } from './pairing-notifier';
@@ -58,6 +59,8 @@ export interface GatewayOptions {
   pairingPollMs?: number;
   /** The engine's time (its reconnect waits); the system clock when absent. */
   engineClock?: EngineClock;
+  /** Scheduler timings (tests); defaults otherwise. */
+  scheduler?: { rescanMs?: number; pollMs?: number; graceMs?: number };
 }
 
 export interface GatewayHandle {
@@ -65,6 +68,7 @@ export interface GatewayHandle {
   readonly store: GatewayStore;
   readonly manager: SessionManager;
   readonly metrics: GatewayMetrics;
+  readonly scheduler: Scheduler;
   health(): ReturnType<AdminRuntime['health']>;
   shutdown(reason?: string): Promise<void>;
 }
@@ -128,7 +132,34 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
     runs: (p) => adapterFor(p) !== undefined,
     tell: (row) => inbound.pairingDecided(row),
   });
-  const inbound = new GatewayInbound({ config, store, manager, broker, outbox, clock, logger, metrics, adapterFor, onInbound: (p, at) => board.touch(p, at) });
+  const scheduler = new Scheduler({
+    config, store, clock, logger,
+    executor: new ChatExecutor({
+      config, store, manager, outbox, logger,
+      adapterFor: (p) => (board.isRunning(p) ? adapterFor(p) : undefined),
+      whyAbsent: (p) => board.whyAbsent(p),
+    }),
+    watch: (changed) => watchDirectories(changed, { clock, onError: (dir, err) => logger.warn({ dir, err: err.message }, 'schedule directory no longer watched; rescans still see changes') }),
+    ...o.scheduler,
+  });
+  let schedulerUp = false;
+  const inbound = new GatewayInbound({
+    config, store, manager, broker, outbox, clock, logger, metrics, adapterFor, onInbound: (p, at) => board.touch(p, at),
+    schedules: (conv) => (schedulerUp ? chatListing(scheduler, conv.route, conv.thread) : 'The scheduler is not running in this gateway (see its log).'),
+  });
+  const scheduleAdmin: ScheduleAdmin = {
+    list: () => Promise.all(scheduler.entries().map((t) => scheduleView(scheduler, t, { store, config }))),
+    get: async (id) => {
+      const t = scheduler.find(id);
+      return t && scheduleView(scheduler, t, { store, config });
+    },
+    setEnabled: (id, enabled, so) => scheduler.setEnabled(id, enabled, so),
+    runNow: (id) => scheduler.runNow(id),
+    runs: async (id, limit) => {
+      const t = scheduler.find(id);
+      return t && store.listScheduleRuns({ ...t.entry.ref, limit });
+    },
+  };
   const runtime: AdminRuntime = {
     health: () => ({ accepting, adapters: board.list() }),
     decideApproval: async (id, decision, actor) => {
@@ -143,6 +174,9 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
     stopSession: (id) => manager.stopSession(id),
     resendDelivery: (id) => resendDelivery(id, { store, outbox, adapterFor }),
     watchSession: (id, listener) => feed.subscribe(id, listener),
+    get schedules() {
+      return schedulerUp ? scheduleAdmin : undefined;
+    },
   };
   const sessions = new LoginSessions();
   const auth = adminGuard({ store, config, sessions });
@@ -156,12 +190,21 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
   await store.resetBusySessions();
   await board.startAll(bindings, (b) => inbound.handlerFor(b.adapter));
   board.noteAbsent(config);
+  let warmed!: Promise<void>;
   const background = [
     recoverInterruptedReplies({ config, store, broker, manager, outbox, logger, adapterFor }).catch((err: unknown) => logger.warn({ err }, 'recovering interrupted replies failed')),
-    warmAgents(config, pool, prices, logger).catch((err: unknown) => logger.warn({ err }, 'agent warm-up failed')),
+    (warmed = warmAgents(config, pool, prices, logger).catch((err: unknown) => logger.warn({ err }, 'agent warm-up failed'))),
   ];
   manager.startEviction();
   notifier.start();
+  try {
+    await scheduler.start();
+    schedulerUp = true;
+    // A first start creates the agents' directories while warming up: look again, so they are watched.
+    background.push(warmed.then(() => scheduler.reload()).catch((err: unknown) => logger.warn({ err }, 'schedules not re-read after warm-up')));
+  } catch (err) {
+    logger.error({ err }, 'the scheduler did not start; chats are unaffected');
+  }
   accepting = true;
 
   let stopping: Promise<void> | undefined;
@@ -169,7 +212,9 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
     stopping ??= (async () => {
       accepting = false;
       await withinGrace(config.shutdown.grace_ms, async () => {
+        await scheduler.stop();
         await manager.shutdown(reason);
+        await scheduler.settled();
         await notifier.stop();
         await broker.close();
         await Promise.all(background);
@@ -182,7 +227,7 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
     })();
     return stopping;
   };
-  return { url: listener.url, store, manager, metrics, health: runtime.health, shutdown };
+  return { url: listener.url, store, manager, metrics, scheduler, health: runtime.health, shutdown };
 }
 
 /** One listener: the request log, each adapter's routes, then the admin API. */

@@ -36,10 +36,12 @@ export interface GatewayInboundOptions {
   adapterFor: (platform: string) => ChannelAdapter | undefined;
   /** Called for every accepted inbound event (health: last inbound per adapter). */
   onInbound?: (platform: string, at: number) => void;
+  /** The `/schedules` answer for a conversation (the scheduler's listing of its route's agent). */
+  schedules?: (conv: Conversation) => string;
 }
 
 /** The route of a conversation, from the scope its adapter reports. */
-export function routeOf(config: GatewayConfig, adapter: ChannelAdapter, thread: ThreadRef): ResolvedRoute {
+export function routeOf(config: Pick<GatewayConfig, 'routes' | 'default_route'>, adapter: ChannelAdapter, thread: ThreadRef): ResolvedRoute {
   return resolveRoute(config, { platform: adapter.platform, ...adapter.place(thread).scope });
 }
 
@@ -155,6 +157,9 @@ export class GatewayInbound {
       }
       case 'status':
         await say(await this.o.manager.status(conv));
+        return;
+      case 'schedules':
+        await say(this.o.schedules?.(conv) ?? 'The scheduler is not running in this gateway.');
         return;
       case 'help':
       case 'start':

@@ -1,9 +1,9 @@
 /**
  * Outbox: one-off platform messages outside a live reply (approval cards and their decisions, notices,
- * pairing codes, Continue offers). Each call waits for the shared rate governor with final priority and
- * follows the adapter's classification under the writers' one retry policy (retry-policy.ts): retry,
- * degrade (plain text, or post anew when an edited message is gone), ignore, surface (logged, not
- * retried). Known secrets are masked in every text first.
+ * pairing codes, Continue offers, the first message of a scheduled run's new thread). Each call waits for
+ * the shared rate governor with final priority and follows the adapter's classification under the writers'
+ * one retry policy (retry-policy.ts): retry, degrade (plain text, or post anew when an edited message is
+ * gone), ignore, surface (logged, not retried). Known secrets are masked in every text first.
  */
 import type { ChannelAdapter } from '../../adapters/contract/adapter';
 import type { Clock } from '../../adapters/contract/clock';
@@ -11,6 +11,8 @@ import { delay } from '../../adapters/contract/clock';
 import type { MessageRef } from '../../adapters/contract/messages';
 import type { RateOp } from '../../adapters/contract/rate';
 import type { ButtonSpec, OutboundContent } from '../../adapters/contract/surface';
+import type { DeliveryTarget } from '../../adapters/contract/delivery-target';
+import type { RateScope } from '../../adapters/contract/rate';
 import type { ThreadRef } from '../../adapters/contract/thread-ref';
 import { backoffMs, FINAL_MAX_TRIES, pauseScopes, type RateGovernor, type SecretRedactor } from '../../adapters/render';
 import type { Logger } from 'pino';
@@ -32,14 +34,26 @@ export class Outbox {
   /** Posts a message; undefined when the platform refused it for good (logged). */
   async post(adapter: ChannelAdapter, thread: ThreadRef, message: OutboxMessage): Promise<MessageRef | undefined> {
     const m = this.redacted(message);
-    return this.attempt(adapter, thread, 'post', (plain) => adapter.post(thread, outboundOf(m, plain)));
+    return this.attempt(adapter, () => adapter.rateScopes(thread, 'post'), 'post', (plain) => adapter.post(thread, outboundOf(m, plain)));
+  }
+
+  /**
+   * Opens a new conversation in a channel target with `message` (adapters with `startConversation`);
+   * the returned message's thread is the conversation. There is no thread to draw a budget from yet, so
+   * only the retry policy applies to this one message.
+   */
+  async startConversation(adapter: ChannelAdapter, target: DeliveryTarget, message: OutboxMessage): Promise<MessageRef | undefined> {
+    const start = adapter.startConversation;
+    if (!start) return undefined;
+    const m = this.redacted(message);
+    return this.attempt(adapter, () => [], 'post', (plain) => start.call(adapter, target, outboundOf(m, plain)));
   }
 
   /** Edits a message; when it is gone, posts the content anew (unless told not to). Resolves to the message now showing it. */
   async edit(adapter: ChannelAdapter, ref: MessageRef, message: OutboxMessage, o: { repostIfGone?: boolean } = {}): Promise<MessageRef | undefined> {
     const m = this.redacted(message);
     let gone = false;
-    const edited = await this.attempt(adapter, ref.thread, 'edit', async (plain) => {
+    const edited = await this.attempt(adapter, () => adapter.rateScopes(ref.thread, 'edit'), 'edit', async (plain) => {
       await adapter.edit(ref, outboundOf(m, plain));
       return ref;
     }, () => {
@@ -54,10 +68,10 @@ export class Outbox {
     return this.o.redactor ? { ...m, text: this.o.redactor.redact(m.text) } : m;
   }
 
-  private async attempt<T>(adapter: ChannelAdapter, thread: ThreadRef, op: RateOp, call: (plain: boolean) => Promise<T>, onGone?: () => void): Promise<T | undefined> {
+  private async attempt<T>(adapter: ChannelAdapter, scopesOf: () => RateScope[], op: RateOp, call: (plain: boolean) => Promise<T>, onGone?: () => void): Promise<T | undefined> {
     let plain = false;
     for (let tries = 1; tries <= FINAL_MAX_TRIES; tries++) {
-      const scopes = adapter.rateScopes(thread, op);
+      const scopes = scopesOf();
       await this.o.governor.acquire(scopes, { priority: 'final' });
       try {
         return await call(plain);

@@ -3,7 +3,8 @@
  * session is created on its first message with the route's agent, or resumed from its trace when the
  * process has none in memory. One Task at a time per session: a message that arrives while a Task runs is
  * steered in (👀), or queued to run right after when steering is closed. Stop denies pending approvals,
- * then aborts. Idle entries are evicted (their traces keep them resumable).
+ * then aborts. Idle entries are evicted (their traces keep them resumable). A scheduled run waits until its
+ * conversation is idle, then runs in a fresh or a given session that the conversation continues in.
  */
 import { randomBytes } from 'node:crypto';
 import type { ChannelAdapter } from '../../adapters/contract/adapter';
@@ -22,10 +23,10 @@ import type { GatewayConfig } from '../config';
 import type { GatewayStore } from '../store';
 import type { AgentPool } from './agent-pool';
 import type { ApprovalBroker } from './approval-broker';
-import { userRef, type Conversation, type Entry, type RunningTask } from './conversation';
+import { userRef, type Conversation, type Entry, type RunningTask, type ScheduledTaskRun, type TaskOutcome } from './conversation';
 import { prepareInput } from './inbound-input';
 import type { Outbox } from './outbox';
-import { SessionOpener } from './session-opener';
+import { SessionOpener, type OpenHow } from './session-opener';
 import { TaskRunner } from './task-runner';
 import { showTyping } from './typing';
 
@@ -60,6 +61,25 @@ export interface SessionManagerOptions {
 }
 
 const newTaskId = () => `t${randomBytes(6).toString('hex')}`;
+/** Who "sent" a scheduled Task's input (the engine's `sender: "server"`). */
+const SCHEDULE_USER: ChatUser = { id: 'schedule', name: 'schedule' };
+
+/** A schedule fire for the manager to run (scheduler/chat-executor.ts builds it). */
+export interface ScheduledJob {
+  schedule: Omit<ScheduledTaskRun, 'openToThread'>;
+  /** The `[scheduled_task]` user text. */
+  input: OmniMessage[];
+  open: OpenHow;
+  /** The Task is aborted with `maxDurationReason` after this long. */
+  maxDurationMs: number;
+  maxDurationReason: string;
+  /** The run's session exists and its Task started. */
+  onStarted(sessionId: string): Promise<void>;
+}
+
+export type ScheduledResult =
+  | { ok: true; sessionId: string; outcome: TaskOutcome }
+  | { ok: false; error: string; sessionId?: string; shuttingDown?: true };
 
 export class SessionManager {
   private readonly entries = new Map<string, Entry>();
@@ -184,7 +204,7 @@ export class SessionManager {
   }
 
   private mayControl(entry: Entry, actor: string): boolean {
-    return !entry.running || actor === entry.running.requester || entry.route.approvers.includes(actor);
+    return !entry.running || entry.running.scheduled?.openToThread === true || actor === entry.running.requester || entry.route.approvers.includes(actor);
   }
 
   async status(conv: Conversation): Promise<string> {
@@ -293,29 +313,92 @@ export class SessionManager {
     await this.disposing.get(key);
     const now = this.entries.get(key);
     if (now) return now;
-    return this.opener.open(conv, key, user, (entry) => {
-      // Background work that finishes while no Task runs starts one, so its report reaches the chat.
-      entry.unsubscribeNotices = entry.session.onIdleNotice(() => {
-        if (!entry.running && !this.closing && this.entries.get(key) === entry) this.startTask(entry, [], entry.lastUser);
-      });
-      this.entries.set(key, entry);
+    return this.opener.open(conv, key, user, (entry) => this.adopt(entry, key));
+  }
+
+  /** A freshly opened entry becomes the conversation's. */
+  private adopt(entry: Entry, key: string): void {
+    // Background work that finishes while no Task runs starts one, so its report reaches the chat.
+    entry.unsubscribeNotices = entry.session.onIdleNotice(() => {
+      if (!entry.running && !this.closing && this.entries.get(key) === entry) this.startTask(entry, [], entry.lastUser);
     });
+    this.entries.set(key, entry);
+  }
+
+  /** The conversation lets go of an idle entry at once; its session is released in the background. */
+  private detach(entry: Entry): void {
+    void this.evict(entry);
+  }
+
+  /**
+   * A scheduled run in `conv`: once the conversation is idle (a Task someone started there finishes first),
+   * its Task runs in the session `job.open` names (fresh, or a given one), which the conversation is bound
+   * to from then on, so a reply in the thread continues it. Resolves when the Task has ended.
+   */
+  async runScheduled(conv: Conversation, job: ScheduledJob): Promise<ScheduledResult> {
+    const closing = { ok: false, error: 'the gateway is shutting down', shuttingDown: true } as const;
+    if (this.closing) return closing;
+    const key = bindingKey(conv.thread);
+    for (;;) {
+      const wait = this.entries.get(key)?.running?.done ?? this.opener.inFlight(key);
+      if (!wait) break;
+      await wait.catch(() => undefined);
+      if (this.closing) return closing;
+    }
+    const scheduled: ScheduledTaskRun = { ...job.schedule, openToThread: conv.adapter.place(conv.thread).direct };
+    let running: RunningTask | undefined;
+    // Started in the same turn the entry appears, so a message arriving meanwhile steers into it.
+    // A shutdown that began while the session was opening found nothing to abort: start nothing then.
+    const launch = (e: Entry) => {
+      if (!e.modelProblem && !this.closing) running = this.startTask(e, job.input, SCHEDULE_USER, { scheduled });
+    };
+    const have = this.entries.get(key);
+    let entry: Entry | string;
+    if (have && job.open.kind === 'session' && have.session.id === job.open.sessionId) {
+      entry = have;
+      launch(have);
+    } else {
+      if (have) this.detach(have);
+      entry = await this.opener.open(conv, key, undefined, (e) => {
+        this.adopt(e, key);
+        launch(e);
+      }, job.open);
+    }
+    if (typeof entry === 'string') return { ok: false, error: entry };
+    if (this.closing && !running) return { ...closing, sessionId: entry.session.id };
+    const started = running as RunningTask | undefined;
+    if (!started) return { ok: false, sessionId: entry.session.id, error: `the agent's model cannot be called: ${entry.modelProblem?.problem ?? 'unknown'}` };
+    const target = entry;
+    const timer = this.o.clock.setTimeout(() => {
+      if (target.running === started) void this.abortTask(target, job.maxDurationReason);
+    }, job.maxDurationMs);
+    try {
+      await job.onStarted(target.session.id);
+      await started.done;
+    } finally {
+      this.o.clock.clearTimeout(timer);
+    }
+    return { ok: true, sessionId: target.session.id, outcome: started.outcome ?? { status: 'failed', reason: 'the Task did not report how it ended' } };
   }
 
   /** `typingSent`: the inbound handler already showed "typing…" for this message. */
-  private startTask(entry: Entry, input: OmniMessage[], user: ChatUser, o: { typingSent?: boolean } = {}): void {
+  private startTask(entry: Entry, input: OmniMessage[], user: ChatUser, o: { typingSent?: boolean; scheduled?: ScheduledTaskRun } = {}): RunningTask {
     const taskId = newTaskId();
     const abort = new AbortController();
-    const running: RunningTask = { taskId, abort, requester: userRef(entry.adapter.platform, user), startedAt: this.o.clock.now(), done: Promise.resolve() };
+    const requester = o.scheduled ? `schedule:${o.scheduled.id}` : userRef(entry.adapter.platform, user);
+    const running: RunningTask = { taskId, abort, requester, startedAt: this.o.clock.now(), done: Promise.resolve(), ...(o.scheduled ? { scheduled: o.scheduled } : {}) };
     entry.running = running;
     this.tasks.set(taskId, entry);
-    running.done = this.runner.run(entry, running, input, user, o.typingSent === true).finally(() => {
+    running.done = this.runner.run(entry, running, input, user, o.typingSent === true).then((outcome) => {
+      running.outcome = outcome;
+    }).finally(() => {
       this.tasks.delete(taskId);
       if (entry.running === running) entry.running = undefined;
       entry.lastActive = this.o.clock.now();
       const next = entry.queue.shift();
       if (next && !this.closing) this.startTask(entry, next.input, next.user);
     });
+    return running;
   }
 
   /** "typing…" once, if the shared budget has a token free now (the inbound handler's first signal). */

@@ -1,8 +1,10 @@
 /**
  * SessionOpener: binding key → the session of a conversation. Resumes the bound session from its trace
  * when there is one, else creates a session with the route's agent and workspace policy (`fixed` path,
- * `per_channel` directory named by the adapter's workspace key, or a temp workspace) and binds it. Opening
- * is serialized per key, so two first messages make one session. Never throws: a broken agent is a message.
+ * `per_channel` directory named by the adapter's workspace key, or a temp workspace) and binds it. A
+ * scheduled run may instead ask for a fresh session (source "schedule") or a given one; either way the
+ * conversation is bound to it. Opening is serialized per key, so two first messages make one session.
+ * Never throws: a broken agent, an unknown session or model is a message.
  */
 import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
@@ -10,7 +12,7 @@ import { join } from 'node:path';
 import type { Clock } from '../../adapters/contract/clock';
 import type { ChatUser } from '../../adapters/contract/messages';
 import type { Session } from '../../core/agent';
-import { modelSetupProblem } from '../../core/state';
+import { modelSetupProblem, type AgentState } from '../../core/state';
 import type { Logger } from 'pino';
 import type { ResolvedRoute } from '../config';
 import type { GatewayStore } from '../store';
@@ -25,16 +27,29 @@ export interface SessionOpenerOptions {
   logger: Logger;
 }
 
+/** What a scheduled run opens instead of the conversation's bound session. */
+export type OpenHow =
+  | { kind: 'fresh'; workspace?: string; model?: { provider: string; modelId: string }; title?: string }
+  | { kind: 'session'; sessionId: string };
+
 export class SessionOpener {
   private readonly opening = new Map<string, Promise<Entry | string>>();
 
   constructor(private readonly o: SessionOpenerOptions) {}
 
-  /** The entry for `key` (made by `onOpened` when new), or why the conversation's agent cannot run. */
-  open(conv: Conversation, key: string, user: ChatUser | undefined, onOpened: (e: Entry) => void): Promise<Entry | string> {
+  /** An open of `key` under way, if any. */
+  inFlight(key: string): Promise<unknown> | undefined {
+    return this.opening.get(key);
+  }
+
+  /**
+   * The entry for `key` (made by `onOpened` when new), or why the conversation's agent cannot run. `how`
+   * (scheduled runs) is only honoured when no open of `key` is under way: the caller waits for that first.
+   */
+  open(conv: Conversation, key: string, user: ChatUser | undefined, onOpened: (e: Entry) => void, how?: OpenHow): Promise<Entry | string> {
     let p = this.opening.get(key);
     if (!p) {
-      p = this.build(conv, key, user)
+      p = (how ? this.buildFor(conv, key, how) : this.build(conv, key, user))
         .then((e) => {
           if (typeof e !== 'string') onOpened(e);
           return e;
@@ -78,6 +93,10 @@ export class SessionOpener {
       });
       await this.o.store.bind(key, session.id);
     }
+    return this.entryOf(conv, key, session, state, user);
+  }
+
+  private entryOf(conv: Conversation, key: string, session: Session, state: AgentState, user: ChatUser | undefined): Entry {
     const model = state.resolveModel({ provider: session.model.provider, model_id: session.model.modelId });
     const modelProblem = model.ok ? modelSetupProblem(model.value, state.paths.projectConfig) : undefined;
     return {
@@ -91,6 +110,45 @@ export class SessionOpener {
       lastUser: user ?? { id: 'unknown' },
       unsubscribeNotices: () => undefined,
     };
+  }
+
+  private async buildFor(conv: Conversation, key: string, how: OpenHow): Promise<Entry | string> {
+    const loaded = await this.o.pool.get(conv.route.project, conv.route.agent, conv.route.tools.network);
+    if (!loaded.ok) {
+      this.o.logger.error({ route: conv.route.name, errors: loaded.errors.map((e) => e.message) }, 'agent could not be loaded');
+      return `the agent ${conv.route.project}/${conv.route.agent} could not be loaded (see the gateway log)`;
+    }
+    const { agent, state } = loaded;
+    let session: Session;
+    if (how.kind === 'session') {
+      const resumed = await agent.resumeSession(how.sessionId);
+      if (!resumed.ok) return `session ${how.sessionId} cannot be resumed: ${resumed.error.message}`;
+      session = resumed.session;
+    } else {
+      if (how.model && !state.resolveModel({ provider: how.model.provider, model_id: how.model.modelId }).ok) {
+        return `the project has no model ${how.model.provider}/${how.model.modelId}`;
+      }
+      const workspace = how.workspace ?? (await this.workspaceFor(conv, state.paths.workspacesDir));
+      try {
+        session = await agent.createSession({ source: 'schedule', ...(workspace ? { workspace } : {}), ...(how.model ? { model: how.model } : {}) });
+      } catch (err) {
+        return (err as Error).message;
+      }
+      await this.o.store.createSession({
+        session_id: session.id,
+        project_id: conv.route.project,
+        agent_id: conv.route.agent,
+        route: conv.route.name,
+        platform: conv.adapter.platform,
+        binding_key: key,
+        // What the conversation's chat turns use later; the scheduled Task itself runs with its own mode.
+        approval_mode: conv.route.approval_mode,
+        ...(how.title ? { title: how.title } : {}),
+        created_at: this.o.clock.now(),
+      });
+    }
+    await this.o.store.bind(key, session.id);
+    return this.entryOf(conv, key, session, state, undefined);
   }
 
   private async sameAgent(sessionId: string, conv: Conversation): Promise<boolean> {

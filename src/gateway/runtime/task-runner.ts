@@ -2,8 +2,10 @@
  * TaskRunner: one Task of a conversation's session, end to end (gateway.md §4, §5, §7). It renders the
  * live reply (typing renewed at the adapter's pace), answers tool calls through the approval broker, keeps
  * the session row's status, and after the first reply asks the model for a title (shown where the platform
- * titles conversations; its usage recorded here, the trace-derived rows being the TraceLedger's). An
- * exception inside the gateway ends the Task with an abort the user can read, never a crash.
+ * titles conversations; its usage recorded here, the trace-derived rows being the TraceLedger's). A Task a
+ * schedule started answers approvals with its schedule's mode and names the schedule on cards. An exception
+ * inside the gateway ends the Task with an abort the user can read, never a crash; `run` resolves to how the
+ * Task ended.
  */
 import { encodeActionPayload } from '../../adapters/contract/action-payload';
 import type { Clock } from '../../adapters/contract/clock';
@@ -18,7 +20,7 @@ import type { Logger } from 'pino';
 import type { GatewayMetrics } from '../admin/metrics';
 import type { GatewayStore } from '../store';
 import type { ApprovalBroker } from './approval-broker';
-import type { Entry, RunningTask } from './conversation';
+import type { Entry, RunningTask, TaskOutcome } from './conversation';
 import { ReplyRenderer } from './reply-renderer';
 import { keepTyping } from './typing';
 
@@ -50,7 +52,7 @@ export class TaskRunner {
   }
 
   /** `typingSent`: the inbound handler already showed "typing…" for this message. */
-  async run(entry: Entry, running: RunningTask, input: OmniMessage[], user: ChatUser, typingSent: boolean): Promise<void> {
+  async run(entry: Entry, running: RunningTask, input: OmniMessage[], user: ChatUser, typingSent: boolean): Promise<TaskOutcome> {
     const { adapter, thread, isDM, session } = entry;
     const platform = adapter.platform;
     const started = this.o.clock.now();
@@ -70,15 +72,17 @@ export class TaskRunner {
       usageFooter: this.o.usageFooter,
     });
     const typing = keepTyping(this.o.governor, this.o.clock, adapter, thread, adapter.limits.typingRenewMs, typingSent);
+    const scheduled = running.scheduled;
     const approve = this.o.broker.approverFor({
       sessionId: session.id,
       taskId: running.taskId,
       requester: running.requester,
-      requesterName: user.name,
+      requesterName: scheduled ? `schedule ${scheduled.name}` : user.name,
       approvers: entry.route.approvers,
       adapter,
       thread,
-      mode: async () => (await this.o.store.getSession(session.id))?.approval_mode ?? entry.route.approval_mode,
+      mode: scheduled ? async () => scheduled.mode : async () => (await this.o.store.getSession(session.id))?.approval_mode ?? entry.route.approval_mode,
+      ...(scheduled ? { schedule: scheduled.name, anyoneMayDecide: scheduled.openToThread } : {}),
       permissionOf: (name) => session.toolPermission(name),
       reachOf: (call) => session.toolReach(call),
       sessionGrants: entry.sessionGrants,
@@ -96,20 +100,27 @@ export class TaskRunner {
       this.o.logger.warn({ err }, 'title not recorded');
       return undefined;
     });
-    let status = 'completed';
+    let status: TaskOutcome['status'] = 'completed';
+    let reason: string | undefined;
+    let deliveryError: string | undefined;
     try {
       for await (const msg of session.run(input, { approve, signal: running.abort.signal })) {
         renderer.push(msg);
-        if (msg.type !== 'session_meta' && msg.payload.type === 'abort') status = 'aborted';
+        if (isPayload(msg, 'abort')) {
+          status = 'aborted';
+          reason = msg.payload.reason ?? undefined;
+        }
         if (isPayload(msg, 'request_end') && msg.payload.status === 'auth') status = 'auth';
       }
     } catch (err) {
       status = 'failed';
+      reason = 'internal error in the gateway';
       this.o.logger.error({ err, sessionId: session.id }, 'task failed inside the gateway');
       renderer.push(b.abort('internal error in the gateway'));
     } finally {
       typing.stop();
-      await renderer.finish({ interrupted: this.o.closing() && status === 'aborted' });
+      const shown = await renderer.finish({ interrupted: this.o.closing() && status === 'aborted' });
+      if (!shown.ok && shown.reason === 'failed') deliveryError = shown.error.message;
       await this.o.store.updateSession(session.id, { status: 'idle' }).catch(() => undefined);
       this.o.metrics?.taskFinished(platform, status, this.o.clock.now() - started);
     }
@@ -120,6 +131,7 @@ export class TaskRunner {
       this.titling.add(p);
       void p.finally(() => this.titling.delete(p));
     }
+    return { status, ...(reason !== undefined ? { reason } : {}), ...(deliveryError !== undefined ? { deliveryError } : {}) };
   }
 
   /** At the first Task: the first line as the title; returns the user text when a model title should follow. */

@@ -2,8 +2,8 @@
  * `reindexFromFiles(index, {home})`: rebuilds the index from the files (the CLI's `reindex`, and the start
  * of a gateway whose database is missing or corrupt): session and usage rows from the traces under
  * `<home>/<project>/agents/<agent>/traces`, then the gateway journal replayed in order (bindings, routes,
- * titles, modes, title-call usage, pairing, allowlist, admin tokens). Subagent usage goes to the top-level
- * session with `origin_session_id`, as the live recorder does. Running it twice gives the same index.
+ * titles, modes, title-call usage, pairing, allowlist, admin tokens, schedule grants). Subagent usage goes to
+ * the top-level session with `origin_session_id`, as the live recorder does. Running it twice gives the same index.
  * `index` must be the bare store (not journaled). Unreadable files and lines are reported, never thrown.
  */
 import type { Dirent } from 'node:fs';
@@ -187,5 +187,9 @@ async function applyEntry(store: GatewayStore, e: JournalEntry, usage: UsageInpu
     case 'admin_token_revoked':
       await store.revokeAdminTokenHash(e.hash);
       return;
+    case 'schedule_grant': {
+      const { t: _t, at, ...g } = e;
+      return store.setScheduleGrant({ ...g, granted_at: at });
+    }
   }
 }

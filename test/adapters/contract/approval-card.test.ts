@@ -57,6 +57,14 @@ describe('approval cards', () => {
     expect(cutToFit('a'.repeat(50), 10)).toEqual({ text: `${'a'.repeat(9)}…`, truncated: true });
   });
 
+  it('names the schedule whose unattended run asks, pending and decided', () => {
+    const card = buildApprovalCard({ approvalId: 'abcdefghij', toolName: 'exec_command', arguments: JSON.stringify({ cmd: 'ls' }), schedule: 'daily-report' });
+    expect(card.schedule).toBe('daily-report');
+    expect(approvalCardMarkdown(card)).toMatch(/^✋ \*\*Approval needed\*\*: `exec_command` · scheduled run of `daily-report`\n/);
+    expect(approvalCardMarkdown(card, { state: 'decided', verb: 'allow', by: 'ann' })).toMatch(/^✅ \*\*Allowed\*\* by ann: `exec_command` · scheduled run of `daily-report`/);
+    expect(buildApprovalCard({ approvalId: 'abcdefghij', toolName: 'x', arguments: '{}' }).schedule).toBeUndefined();
+  });
+
   it('marks subagent requests and renders decisions without buttons', () => {
     const card = buildApprovalCard({ approvalId: 'ap7', toolName: 'read_file', arguments: args({ file_path: 'a.txt' }), origin: ['session-2026-01-01-00-00-00-abcd1234'] });
     expect(card.subagent).toBe('session-2026-01-01-00-00-00-abcd1234');

@@ -22,7 +22,7 @@ describe('Telegram adapter lifecycle (long polling)', () => {
     await adapter.start(handler);
 
     expect(h.server.calls[0].method).toBe('getMe');
-    expect(h.server.myCommands().map((c) => c.command)).toEqual(['new', 'stop', 'mode', 'status', 'help']);
+    expect(h.server.myCommands().map((c) => c.command)).toEqual(['new', 'stop', 'mode', 'status', 'schedules', 'help']);
     expect(adapter.username).toBe('fake_test_bot');
 
     const first = h.server.injectMessage({ chat: 42, text: 'hello' });

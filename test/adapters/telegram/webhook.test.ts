@@ -46,7 +46,7 @@ describe('Telegram adapter in webhook mode', () => {
     const set = h.server.callsTo('setWebhook');
     expect(set).toHaveLength(1);
     expect(set[0].params).toMatchObject({ url, secret_token: SECRET });
-    expect(h.server.myCommands().map((c) => c.command)).toEqual(['new', 'stop', 'mode', 'status', 'help']);
+    expect(h.server.myCommands().map((c) => c.command)).toEqual(['new', 'stop', 'mode', 'status', 'schedules', 'help']);
 
     const u = h.server.injectMessage({ chat: 42, text: 'via webhook' });
     await handler.waitFor(() => handler.messages.length === 1, 'the webhook message');

@@ -176,4 +176,16 @@ describe('Agent / Session', () => {
     await expect(r.agent.createSession({ sessionId: id })).rejects.toThrow(`session ${id} already has traces; resume it instead`);
     await expect(r.agent.createSession({ sessionId: 'nope' })).rejects.toThrow('createSession: sessionId is not a valid session id: "nope"');
   });
+
+  test('createSession runs a model of the project other than the default when asked (a schedule\'s provider + model_id), and refuses an unknown one', async () => {
+    const other = { provider: 'fake', modelId: 'other', contextWindow: 32000 };
+    const r = await agentRig(dirs, {
+      options: { resolveModel: (p, m) => (p === other.provider && m === other.modelId ? other : p === 'fake' && m === 'scripted' ? { provider: 'fake', modelId: 'scripted' } : undefined) },
+    });
+    const s = await r.agent.createSession({ model: { provider: 'fake', modelId: 'other' }, source: 'schedule' });
+    expect(s.meta.payload).toMatchObject({ provider: 'fake', model_id: 'other', model_context_window: 32000, source: 'schedule' });
+    expect(s.model).toEqual(other);
+    await s.dispose();
+    await expect(r.agent.createSession({ model: { provider: 'fake', modelId: 'nope' } })).rejects.toThrow('createSession: unknown model fake/nope');
+  });
 });

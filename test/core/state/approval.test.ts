@@ -1,5 +1,5 @@
 import type { ApproveFn, ToolPermission } from '../../../src/core/interfaces';
-import { APPROVAL_MODES, createApprover, decideApproval, isApprovalMode, withCommandPolicy, type ApprovalMode } from '../../../src/core/state/approval';
+import { APPROVAL_MODES, createApprover, decideApproval, isApprovalMode, stricterApproval, widensApproval, withCommandPolicy, type ApprovalMode } from '../../../src/core/state/approval';
 import { commandPolicyCheck } from '../../../src/core/state/command-policy';
 import { call, exec } from './helpers';
 
@@ -93,5 +93,21 @@ describe('createApprover / withCommandPolicy', () => {
     expect(APPROVAL_MODES).toEqual(['allow-all', 'deny-all', 'read-only', 'always-ask']);
     expect(isApprovalMode('read-only')).toBe(true);
     expect(isApprovalMode('yolo')).toBe(false);
+  });
+});
+
+describe('stricterApproval', () => {
+  it('picks the mode that lets tools do less without a human, whatever the order', () => {
+    expect(stricterApproval('allow-all', 'read-only')).toBe('read-only');
+    expect(stricterApproval('read-only', 'allow-all')).toBe('read-only');
+    expect(stricterApproval('always-ask', 'read-only')).toBe('always-ask');
+    expect(stricterApproval('deny-all', 'always-ask')).toBe('deny-all');
+    for (const a of APPROVAL_MODES) {
+      for (const b of APPROVAL_MODES) {
+        const s = stricterApproval(a, b);
+        expect(widensApproval(s, a) || s === a).toBe(true);
+        expect(widensApproval(s, b) || s === b).toBe(true);
+      }
+    }
   });
 });

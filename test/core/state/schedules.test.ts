@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { writeFile, mkdir } from 'node:fs/promises';
-import { listScheduleNames, loadSchedules, parseScheduleFile, periodToMs } from '../../../src/core/state/schedules';
+import { durationToMs, listScheduleNames, loadSchedules, parseScheduleFile, periodToMs } from '../../../src/core/state/schedules';
+import { formatScheduledTask, parseScheduledTask } from '../../../src/core/state/scheduled-task';
 import { cleanupTempDirs, FIXTURE_AGENT_STATE, tempDir } from './helpers';
 
 afterAll(cleanupTempDirs);
@@ -41,6 +42,22 @@ describe('schedule files', () => {
     expect(r.ok && r.value).toMatchObject({ cron: '0 9 * * MON-FRI', timezone: 'Europe/Berlin', deliverTo: 'slack:T1:C2', enabled: true });
   });
 
+  it('accepts approval_mode and max_duration', () => {
+    const r = parseScheduleFile('digest', `${BASE}approval_mode = "deny-all"\nmax_duration = "90s"\n`, FILE);
+    expect(r.ok && r.value).toMatchObject({ approvalMode: 'deny-all', maxDuration: '90s', maxDurationMs: 90_000 });
+    expect(durationToMs('2h')).toBe(7_200_000);
+    expect(durationToMs('1d')).toBe(86_400_000);
+    expect(durationToMs('1w')).toBeUndefined();
+  });
+
+  it('writes and reads the [scheduled_task] text', () => {
+    const text = formatScheduledTask({ schedule: 'digest', firedAt: '2026-08-01T09:00:00.000Z', prompt: 'Summarise\nthe open PRs' });
+    expect(text).toBe('[scheduled_task]\nschedule: digest\nfired_at: 2026-08-01T09:00:00.000Z\n\nSummarise\nthe open PRs\n[/scheduled_task]');
+    expect(parseScheduledTask(text)).toEqual({ schedule: 'digest', firedAt: '2026-08-01T09:00:00.000Z', prompt: 'Summarise\nthe open PRs' });
+    expect(parseScheduledTask('<scheduled_task>\nschedule: x\nfired_at: t\n\np\n</scheduled_task>')).toEqual({ schedule: 'x', firedAt: 't', prompt: 'p' });
+    expect(parseScheduledTask('hello [scheduled_task]\nschedule: x\nfired_at: t\n[/scheduled_task]')).toBeUndefined();
+  });
+
   it('parses periods', () => {
     expect(periodToMs('5m')).toBe(300_000);
     expect(periodToMs('12h')).toBe(43_200_000);
@@ -68,6 +85,9 @@ describe('schedule files', () => {
     ['a timezone without cron', `${BASE}timezone = "UTC"\n`, 'timezone', /a `cron` key/],
     ['an unknown timezone', `${BASE}cron = "0 9 * * *"\ntimezone = "Mars/Base"\n`, 'timezone', /IANA time zone/],
     ['a bad deliver_to', `${BASE}deliver_to = "somewhere"\n`, 'deliver_to', /text matching/],
+    ['an unknown approval_mode', `${BASE}approval_mode = "sometimes"\n`, 'approval_mode', /one of "allow-all", "deny-all", "read-only", "always-ask"/],
+    ['a malformed max_duration', `${BASE}max_duration = "an hour"\n`, 'max_duration', /text matching/],
+    ['a zero max_duration', `${BASE}max_duration = "0m"\n`, 'max_duration', /at least 1 second/],
   ])('reports %s with its key path', (_what, toml, path, expected) => {
     const e = errorOf(toml);
     const issue = e.issues.find((i) => i.path === path);

@@ -288,6 +288,23 @@ describe('routes', () => {
     expect(c.routes[1]).toMatchObject({ name: 'telegram:-1001234567890', workspace_policy: 'temp', access: { users: ['telegram:42'], roles: [], channels: [] } });
     expect(c.routes[1].workspace_path).toBeUndefined();
   });
+
+  it('take schedule_approval_mode only from the operator, inherited like any route key and absent by default', () => {
+    const c = ok(
+      [
+        'default_route:',
+        '  schedule_approval_mode: deny-all',
+        'routes:',
+        '  - match: {platform: telegram, chat: "42"}',
+        '    schedule_approval_mode: allow-all',
+        '  - match: {platform: telegram, chat: "43"}',
+      ].join('\n'),
+    );
+    expect(c.default_route.schedule_approval_mode).toBe('deny-all');
+    expect(c.routes.map((r) => r.schedule_approval_mode)).toEqual(['allow-all', 'deny-all']);
+    expect(ok('routes: []\n').default_route).not.toHaveProperty('schedule_approval_mode');
+    expect(errs('default_route:\n  schedule_approval_mode: yolo\n')[0].message).toMatch(/default_route\.schedule_approval_mode: expected one of allow-all\|deny-all\|read-only\|always-ask, found "yolo"/);
+  });
 });
 
 describe('redactConfig', () => {

@@ -40,6 +40,10 @@ export interface HarnessOptions {
   /** The engine's clock (e.g. one whose sleep returns at once, so the reconnect ladder takes no time). */
   engineClock?: GatewayOptions['engineClock'];
   pairingPollMs?: number;
+  /** Scheduler timings (e.g. `rescanMs: 0` when the test reloads schedules itself). */
+  scheduler?: GatewayOptions['scheduler'];
+  /** Runs on the data root before the gateway starts (e.g. writes schedule files). */
+  prepare?: (dataRoot: string) => Promise<void>;
 }
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
@@ -57,6 +61,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     PENGUIN_MODEL: 'fake-model',
     ...opts.env,
   };
+  await opts.prepare?.(env.PENGUIN_HOME);
   const loaded = loadGatewayConfig({ argv: opts.configFile ? ['--config', opts.configFile] : [], env, cwd: home });
   if (!loaded.ok) throw new Error(loaded.errors.map((e) => e.message).join('\n'));
   const config = loaded.config;
@@ -72,6 +77,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     stdout: { write: () => true },
     ...(opts.engineClock ? { engineClock: opts.engineClock } : {}),
     ...(opts.pairingPollMs ? { pairingPollMs: opts.pairingPollMs } : {}),
+    ...(opts.scheduler ? { scheduler: opts.scheduler } : {}),
     platforms: ({ store }) => [{ adapter: web, routes: webRoutes(web, { auth: requireAdminToken(store, config.admin_token) }) }, ...(opts.extra?.({ config }) ?? [])],
   });
   const api: Harness['api'] = async (path, init = {}) => {

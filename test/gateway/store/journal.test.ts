@@ -2,7 +2,7 @@
  * The gateway journal: the file format (0600, one line per entry, a torn tail healed, bad lines reported),
  * what the journaled store writes for each change (and that no-ops write nothing), and a reindex into an
  * empty database restoring every journaled fact: sessions' own columns, bindings, title-call usage,
- * pairing, allowlist, admin tokens, deletions.
+ * pairing, allowlist, admin tokens, schedule grants, deletions.
  */
 import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -119,6 +119,13 @@ describe('reindex replays the journal', () => {
     await store.addAdminTokenHash('h1');
     await store.addAdminTokenHash('h2');
     await store.revokeAdminTokenHash('h1');
+    const grant = { project_id: 'p', agent_id: 'a', schedule_name: 'digest', approval_mode: 'allow-all' as const, definition_hash: 'abc123', granted_by: 'web:admin', granted_at: t };
+    await store.setScheduleGrant(grant);
+    await store.setScheduleGrant({ ...grant, approval_mode: 'read-only', definition_hash: 'def456', granted_at: t + 1 });
+    // Run history and watermarks are the index's own: not journaled, not restored.
+    await store.addScheduleRun({ project_id: 'p', agent_id: 'a', schedule_name: 'digest' }, 1, 'missed');
+    await store.markSchedulesWatched([{ project_id: 'p', agent_id: 'a', schedule_name: 'digest' }], t);
+    expect((await entries()).filter((e) => e.t === 'schedule_grant')).toHaveLength(2);
 
     const rebuilt = fresh();
     const r = await reindexFromFiles(rebuilt, { home: dir, now: () => t });
@@ -135,6 +142,8 @@ describe('reindex replays the journal', () => {
     expect((await rebuilt.getPairing(pending.code))?.state).toBe('pending');
     expect(await rebuilt.listAllowed()).toEqual(await index.listAllowed());
     expect(await rebuilt.listAdminTokens()).toEqual(await index.listAdminTokens());
+    expect(await rebuilt.listScheduleGrants()).toEqual([{ ...grant, approval_mode: 'read-only', definition_hash: 'def456', granted_at: t + 1 }]);
+    expect(await rebuilt.listScheduleRuns()).toEqual([]);
     // Twice gives the same.
     await reindexFromFiles(rebuilt, { home: dir, now: () => t });
     expect((await rebuilt.listSessions()).map(strip)).toEqual((await index.listSessions()).map(strip));

@@ -79,6 +79,31 @@ describe('schedule runs', () => {
     expect(await store.listScheduleRuns({ project_id: 'p', agent_id: 'a', limit: 2 })).toHaveLength(2);
   });
 
+  it('tell manual runs from slots, carry why a slot was missed, and end a queued fire that never started as missed', async () => {
+    const manual = await store.addScheduleRun(ref, 5000, 'queued', 5000, { kind: 'manual' });
+    expect(manual).toMatchObject({ kind: 'manual', status: 'queued' });
+    expect(await store.getScheduleRun(manual!.id)).toEqual(manual);
+    const missed = await store.addScheduleRun(ref, 6000, 'missed', 6000, { error: 'the gateway was not running' });
+    expect(missed).toMatchObject({ kind: 'slot', status: 'missed', error: 'the gateway was not running' });
+    expect(await store.finishScheduleRun(manual!.id, 'missed', 'the schedule was disabled before it could run', 7000)).toMatchObject({ status: 'missed', duration_ms: null, ended_at: 7000 });
+    expect(await store.getScheduleRun(999)).toBeUndefined();
+  });
+
+  it('keep how far each schedule was watched, never moving it back', async () => {
+    const other = { ...ref, schedule_name: 'other' };
+    await store.markSchedulesWatched([ref, other], 100);
+    await store.markSchedulesWatched([ref], 300);
+    await store.markSchedulesWatched([other], 50);
+    expect(await store.listScheduleWatermarks()).toEqual([{ ...ref, watched_until: 300 }, { ...other, watched_until: 100 }]);
+  });
+
+  it('keep one approval grant per schedule, the latest', async () => {
+    const g = { ...ref, approval_mode: 'allow-all' as const, definition_hash: 'h1', granted_by: 'web:admin', granted_at: 1 };
+    await store.setScheduleGrant(g);
+    await store.setScheduleGrant({ ...g, approval_mode: 'deny-all', definition_hash: 'h2', granted_at: 2 });
+    expect(await store.listScheduleGrants()).toEqual([{ ...g, approval_mode: 'deny-all', definition_hash: 'h2', granted_at: 2 }]);
+  });
+
   it('fail the runs a dead process left queued or running', async () => {
     const a = await store.addScheduleRun(ref, 1, 'queued');
     const b2 = await store.addScheduleRun(ref, 2, 'queued');

@@ -1,7 +1,7 @@
 /**
  * `penguin-gateway doctor`: validates the config (printing every error, exit 1), then checks the data
  * root, database, admin token, listener, each configured platform token with a real API call, the model
- * of every routed agent with the request the gateway would make, and the tool sandbox; prints one
+ * of every routed agent with the request the gateway would make, the tool sandbox and the schedule files; prints one
  * ✓ / ✗ / ! / – line per check with what to fix. Exit 0 only when no check failed; platforms that are not
  * configured are reported, not failed. Network checks run in parallel; doctor writes nothing.
  */
@@ -12,6 +12,7 @@ import { EXIT_FAILED, EXIT_OK, line, type CliIO } from '../io';
 import { checkDatabase, checkHome, checkListen } from './local';
 import { checkModels } from './model';
 import { checkSandbox } from './sandbox';
+import { checkSchedules } from './schedules';
 import { checkDiscord, checkSlack, checkTelegram } from './platforms';
 import { MARKS, type CheckResult } from './types';
 
@@ -33,6 +34,7 @@ export async function doctorCommand(args: CliArgs, io: CliIO): Promise<number> {
       checkDiscord(config.discord, timeoutMs),
       checkModels(config, io.env, timeoutMs),
       checkSandbox(config, io.env.PATH),
+      checkSchedules(config),
     ])).flat(),
   ];
   const width = Math.max(...results.map((r) => r.name.length));

@@ -2,7 +2,7 @@
  * The gateway journal's line format: one JSON object per line, `t` naming what changed and `at` when
  * (epoch ms). It records exactly the index facts no trace holds (which session a conversation is on, a
  * session's route, platform, title and approval mode, title-call usage, pairing and allowlist decisions,
- * admin token hashes), so a reindex can restore them. Lines are validated when read; unknown `t` is a problem.
+ * admin token hashes, approval modes granted to schedules), so a reindex can restore them. Lines are validated when read; unknown `t` is a problem.
  */
 import { z } from 'zod';
 import { STOP_REASONS } from '../../../core/omnimessage/types';
@@ -87,6 +87,9 @@ export const JournalEntrySchema = z.discriminatedUnion('t', [
   z.object({ t: z.literal('disallow'), at, ...subject }),
   z.object({ t: z.literal('admin_token'), at, hash: id }),
   z.object({ t: z.literal('admin_token_revoked'), at, hash: id }),
+  z.object({
+    t: z.literal('schedule_grant'), at, project_id: id, agent_id: id, schedule_name: id, approval_mode: mode, definition_hash: id, granted_by: z.string().nullable(),
+  }),
 ]);
 
 export type JournalEntry = z.infer<typeof JournalEntrySchema>;

@@ -95,6 +95,12 @@ export function journaled(store: GatewayStore, journal: Pick<JournalFile, 'appen
       return added;
     },
 
+    async setScheduleGrant(g) {
+      await store.setScheduleGrant(g);
+      const { granted_at, ...rest } = g;
+      await log({ t: 'schedule_grant', at: granted_at, ...rest });
+    },
+
     async revokeAdminTokenHash(hash) {
       const revoked = await store.revokeAdminTokenHash(hash);
       if (revoked) await log({ t: 'admin_token_revoked', at: now(), hash });

@@ -4,7 +4,8 @@ import { platformProblem } from './002-platform-problem';
 import { groupAccess } from './003-group-access';
 import { deliveryShown } from './004-delivery-shown';
 import { pairingNotified } from './005-pairing-notified';
+import { schedules } from './006-schedules';
 import type { Migration } from './types';
 
-export const MIGRATIONS: readonly Migration[] = [initial, platformProblem, groupAccess, deliveryShown, pairingNotified];
+export const MIGRATIONS: readonly Migration[] = [initial, platformProblem, groupAccess, deliveryShown, pairingNotified, schedules];
 export type { Migration } from './types';

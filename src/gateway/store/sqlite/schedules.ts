@@ -1,19 +1,24 @@
 /**
  * Schedule runs on SQLite: one row per slot (unique per schedule), so a slot is fired or marked missed
- * at most once even across restarts; durations are computed from the recorded start and end.
+ * at most once even across restarts; durations are computed from the recorded start and end. Also each
+ * schedule's watermark (how far it was watched) and the approval modes operators granted schedules.
  */
-import type { ScheduleRunRow, ScheduleStore } from '../types';
+import type { ScheduleGrant, ScheduleRunRow, ScheduleStore } from '../types';
 import { clampLimit, where, type Sql } from './sql';
 
 export function scheduleMethods(q: Sql): ScheduleStore {
   const get = (id: number) => q.get<ScheduleRunRow>('SELECT * FROM schedule_runs WHERE id = ?', id);
   return {
-    async addScheduleRun(ref, slot, status, at) {
+    async addScheduleRun(ref, slot, status, at, extra = {}) {
       const r = q.run(
-        `INSERT OR IGNORE INTO schedule_runs (schedule_name, project_id, agent_id, slot, status, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-        ref.schedule_name, ref.project_id, ref.agent_id, slot, status, at ?? q.now(),
+        `INSERT OR IGNORE INTO schedule_runs (schedule_name, project_id, agent_id, slot, status, kind, error, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+        ref.schedule_name, ref.project_id, ref.agent_id, slot, status, extra.kind ?? 'slot', extra.error ?? null, at ?? q.now(),
       );
       return r.changes === 1 ? get(Number(r.lastInsertRowid)) : undefined;
+    },
+
+    async getScheduleRun(id) {
+      return get(id);
     },
 
     async startScheduleRun(id, sessionId, at) {
@@ -51,6 +56,35 @@ export function scheduleMethods(q: Sql): ScheduleStore {
         ['status = ?', f.status],
       ]);
       return q.all<ScheduleRunRow>(`SELECT * FROM schedule_runs ${w.sql} ORDER BY slot DESC, id DESC LIMIT ?`, ...w.params, clampLimit(f.limit, 100));
+    },
+
+    async markSchedulesWatched(refs, at) {
+      q.tx(() => {
+        for (const r of refs) {
+          q.run(
+            `INSERT INTO schedule_watch (project_id, agent_id, schedule_name, watched_until) VALUES (?, ?, ?, ?)
+             ON CONFLICT (project_id, agent_id, schedule_name) DO UPDATE SET watched_until = MAX(watched_until, excluded.watched_until)`,
+            r.project_id, r.agent_id, r.schedule_name, at,
+          );
+        }
+      });
+    },
+
+    async listScheduleWatermarks() {
+      return q.all('SELECT project_id, agent_id, schedule_name, watched_until FROM schedule_watch ORDER BY project_id, agent_id, schedule_name');
+    },
+
+    async setScheduleGrant(g) {
+      q.run(
+        `INSERT INTO schedule_grants (project_id, agent_id, schedule_name, approval_mode, definition_hash, granted_by, granted_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (project_id, agent_id, schedule_name) DO UPDATE SET approval_mode = excluded.approval_mode, definition_hash = excluded.definition_hash,
+           granted_by = excluded.granted_by, granted_at = excluded.granted_at`,
+        g.project_id, g.agent_id, g.schedule_name, g.approval_mode, g.definition_hash, g.granted_by, g.granted_at,
+      );
+    },
+
+    async listScheduleGrants() {
+      return q.all<ScheduleGrant>('SELECT * FROM schedule_grants ORDER BY project_id, agent_id, schedule_name');
     },
   };
 }
