@@ -12,7 +12,7 @@ import { useLoad } from '../lib/hooks';
 import { ErrorLine, Section } from '../lib/ui';
 import type { UsageReport } from '../lib/types';
 
-const GROUPS = ['day', 'model', 'route', 'session', 'platform', 'project'] as const;
+const GROUPS = ['day', 'model', 'route', 'user', 'session', 'platform', 'project'] as const;
 
 export function UsagePage() {
   const [group, setGroup] = useState<(typeof GROUPS)[number]>('day');

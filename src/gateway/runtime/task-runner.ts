@@ -95,6 +95,8 @@ export class TaskRunner {
     });
     this.o.metrics?.taskStarted(platform);
     await this.o.store.updateSession(session.id, { status: 'running' });
+    // Before the run: every usage row of this Task is attributed to its requester from this record.
+    await this.o.store.recordTaskRun({ task_id: running.taskId, session_id: session.id, requester: running.requester, started_at: started }).catch((err: unknown) => this.o.logger.warn({ err }, 'task run not recorded'));
     // The first-line title is written alongside the run, never in front of it: a message sent meanwhile must find the run started, to steer into it.
     const titling = this.fallbackTitle(entry, input).catch((err: unknown) => {
       this.o.logger.warn({ err }, 'title not recorded');

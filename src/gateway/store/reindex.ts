@@ -2,8 +2,10 @@
  * `reindexFromFiles(index, {home})`: rebuilds the index from the files (the CLI's `reindex`, and the start
  * of a gateway whose database is missing or corrupt): session and usage rows from the traces under
  * `<home>/<project>/agents/<agent>/traces`, then the gateway journal replayed in order (bindings, routes,
- * titles, modes, title-call usage, pairing, allowlist, admin tokens, schedule grants). Subagent usage goes to
- * the top-level session with `origin_session_id`, as the live recorder does. Running it twice gives the same index.
+ * titles, modes, who asked for each Task, title-call usage, pairing, allowlist, admin tokens, schedule
+ * grants); usage rows are written last, so each takes its user from the restored Tasks exactly as live rows
+ * do. Subagent usage goes to the top-level session with `origin_session_id`, as the live recorder does.
+ * Running it twice gives the same index.
  * `index` must be the bare store (not journaled). Unreadable files and lines are reported, never thrown.
  */
 import type { Dirent } from 'node:fs';
@@ -169,6 +171,9 @@ async function applyEntry(store: GatewayStore, e: JournalEntry, usage: UsageInpu
       return store.bind(e.binding_key, e.session_id);
     case 'unbind':
       await store.unbind(e.binding_key);
+      return;
+    case 'task':
+      await store.recordTaskRun({ task_id: e.task_id, session_id: e.session_id, requester: e.requester, started_at: e.at });
       return;
     case 'usage':
       usage.push(e.row as UsageInput);

@@ -202,6 +202,8 @@ export interface UsageRow extends TokenCounts {
   provider: string;
   model_id: string;
   status: StopReason;
+  /** Who asked: the requester of the session's Task the request belongs to; null when unattended or unknown. */
+  user_id: string | null;
 }
 export interface UsageFilter {
   project_id?: string;
@@ -211,11 +213,12 @@ export interface UsageFilter {
   platform?: string;
   provider?: string;
   model_id?: string;
+  user_id?: string;
   /** Inclusive `YYYY-MM-DD` bounds. */
   from_date?: string;
   to_date?: string;
 }
-export type UsageGroupBy = 'date' | 'project' | 'agent' | 'session' | 'route' | 'platform' | 'model';
+export type UsageGroupBy = 'date' | 'project' | 'agent' | 'session' | 'route' | 'platform' | 'model' | 'user';
 /** Token sums of one group for one (project, provider, model): the unit pricing is looked up by. */
 export interface UsageSums extends TokenCounts {
   key: string;
@@ -236,6 +239,21 @@ export interface UsageStore {
   sumUsage(groupBy: UsageGroupBy | 'all', filter?: UsageFilter): Promise<UsageSums[]>;
   /** Replaces every usage row of these top-level sessions and recomputes the totals they and their subagents carry. */
   replaceUsage(sessionIds: readonly string[], rows: readonly UsageInput[]): Promise<void>;
+}
+
+/** One Task of a session: who asked, and when it started (usage rows take their user from it). */
+export interface TaskRunRow {
+  task_id: string;
+  /** The top-level session. */
+  session_id: string;
+  /** `platform:user_id`; null for a run nobody asked for in chat (a schedule). */
+  requester: string | null;
+  started_at: number;
+}
+export interface TaskRunStore {
+  /** False when the Task was already recorded. */
+  recordTaskRun(r: TaskRunRow): Promise<boolean>;
+  listTaskRuns(filter: { session_id: string; limit?: number }): Promise<TaskRunRow[]>;
 }
 
 export type DeliveryPurpose = 'live' | 'final' | 'card' | 'notice' | 'schedule';
@@ -410,6 +428,6 @@ export interface AdminTokenStore {
 }
 
 export interface GatewayStore
-  extends SessionStore, ApprovalStore, UsageStore, DeliveryStore, InboundStore, ScheduleStore, AccessStore, AdminTokenStore {
+  extends SessionStore, ApprovalStore, UsageStore, TaskRunStore, DeliveryStore, InboundStore, ScheduleStore, AccessStore, AdminTokenStore {
   close(): Promise<void>;
 }

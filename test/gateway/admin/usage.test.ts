@@ -55,7 +55,7 @@ describe('GET /api/usage', () => {
   });
 
   it.each([
-    ['group=week', 'query.group: expected one of day|model|route|session|project|platform, found "week"'],
+    ['group=week', 'query.group: expected one of day|model|route|session|project|platform|user, found "week"'],
     ['from=2027-3-1', 'query.from: expected a date YYYY-MM-DD, found "2027-3-1"'],
     ['from=2026-02-31', 'query.from: expected a real calendar date YYYY-MM-DD, found "2026-02-31"'],
     ['to=2026-13-01', 'query.to: expected a real calendar date YYYY-MM-DD, found "2026-13-01"'],

@@ -81,6 +81,7 @@ describe('losing gateway.db loses nothing', () => {
     const rebuilt = await indexSnapshot(h, ['rz', 'c2', 'c3']);
     expect(rebuilt).toEqual(live);
     expect((rebuilt.usage.route as { groups: { key: string }[] }).groups.map((g) => g.key)).toEqual(['default']);
+    expect((rebuilt.usage.user as { groups: { key: string; requests: number }[] }).groups).toEqual([expect.objectContaining({ key: 'web:admin', requests: 8 })]);
 
     const rz = live.bindings.rz!;
     await chat(h, 'rz', 'what word?', 'BANANA.');

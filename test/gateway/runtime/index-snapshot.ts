@@ -5,7 +5,7 @@
  */
 import type { Harness } from './harness';
 
-export const USAGE_GROUPS = ['day', 'model', 'route', 'session', 'project', 'platform'] as const;
+export const USAGE_GROUPS = ['day', 'model', 'route', 'session', 'project', 'platform', 'user'] as const;
 
 export interface IndexSnapshot {
   sessions: unknown[];

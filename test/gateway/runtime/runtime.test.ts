@@ -30,7 +30,8 @@ describe('busy sessions', () => {
     h.model.enqueue(stream(turnChunks({ text: 'Working on it.', toolCalls: [{ id: 'r', name: 'read_file', arguments: JSON.stringify({ file_path: 'notes.txt' }) }] }), { chunkDelayMs: 40 }));
     h.model.enqueue(turn({ text: 'Done, and I saw your note.' }));
     await chat.inject(chat.dm(user, 'start something', '1'));
-    await h.waitFor('the task running', () => h!.gateway.manager.runningCount === 1);
+    // Steering goes into a run that is under way: the model is already streaming its first answer.
+    await h.waitFor('the model streaming', () => h!.model.requests.length === 1);
     await chat.inject(chat.dm(user, 'also check B', '2'));
     await h.waitFor('final', () => chat.finalsIn('42').find((t) => t.includes('Done, and I saw your note.')));
     expect(chat.reactions).toEqual([{ messageId: '2', emoji: '👀' }]);

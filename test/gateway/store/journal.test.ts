@@ -151,6 +151,24 @@ describe('reindex replays the journal', () => {
     await rebuilt.close();
   });
 
+  it('gives each usage row the requester of its Task, live and rebuilt alike', async () => {
+    await store.createSession({ session_id: A, project_id: 'p', agent_id: 'a', route: 'r', platform: 'telegram' });
+    const use = (ts: number, untraced = false) => store.recordUsage({ ts, project_id: 'p', agent_id: 'a', session_id: A, provider: 'o', model_id: 'm', counts: { cache_read: 0, cache_write: 1, output: 1, total: 2 }, untraced });
+    await use(t - 1, true);
+    await store.recordTaskRun({ task_id: 'task-1', session_id: A, requester: 'telegram:1', started_at: t });
+    await use(t + 5, true);
+    await store.recordTaskRun({ task_id: 'task-2', session_id: A, requester: 'telegram:2', started_at: t + 10 });
+    await use(t + 10, true);
+    await use(t + 11, true);
+    expect((await index.listUsage()).map((u) => u.user_id)).toEqual([null, 'telegram:1', 'telegram:2', 'telegram:2']);
+    expect((await index.sumUsage('user')).map((g) => [g.key, g.requests])).toEqual([['', 1], ['telegram:1', 1], ['telegram:2', 2]]);
+    const rebuilt = fresh();
+    await reindexFromFiles(rebuilt, { home: dir, now: () => t });
+    expect((await rebuilt.listUsage()).map((u) => u.user_id)).toEqual([null, 'telegram:1', 'telegram:2', 'telegram:2']);
+    expect(await rebuilt.listTaskRuns({ session_id: A })).toEqual(await index.listTaskRuns({ session_id: A }));
+    await rebuilt.close();
+  });
+
   it('reports an entry that cannot be applied and goes on', async () => {
     writeFileSync(journalPath(dir), `${JSON.stringify({ t: 'bind', at: 1, binding_key: 'web:x', session_id: A })}\n${JSON.stringify({ t: 'allow', at: 2, platform: 'web', kind: 'user', user_id: 'u', added_by: null })}\n`);
     const rebuilt = fresh();

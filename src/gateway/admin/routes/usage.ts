@@ -1,6 +1,7 @@
 /**
- * `GET /api/usage?group=day|model|route|session|project|platform&from=&to=&project=&route=&platform=&session_id=`:
- * token sums per group with cost priced at query time (store `usageReport`), plus the grand total.
+ * `GET /api/usage?group=day|model|route|session|project|platform|user&from=&to=&project=&route=&platform=&session_id=&user=`:
+ * token sums per group with cost priced at query time (store `usageReport`), plus the grand total. `user` is
+ * who asked (`platform:user_id`; '' for unattended runs and usage from before users were recorded).
  * Dates are inclusive local `YYYY-MM-DD`. Without a pricing lookup every cost is null. `format=csv` answers
  * the same report as a CSV download (usage-csv.ts).
  */
@@ -12,7 +13,7 @@ import { badRequest } from '../errors';
 import { usageCsv } from '../usage-csv';
 import { parseInput, queryDate, queryText } from '../validate';
 
-const GROUPS = { day: 'date', model: 'model', route: 'route', session: 'session', project: 'project', platform: 'platform' } as const satisfies Record<string, UsageGroupBy>;
+const GROUPS = { day: 'date', model: 'model', route: 'route', session: 'session', project: 'project', platform: 'platform', user: 'user' } as const satisfies Record<string, UsageGroupBy>;
 const GROUP_NAMES = Object.keys(GROUPS) as (keyof typeof GROUPS)[];
 
 const usageQuery = z.strictObject({
@@ -23,6 +24,7 @@ const usageQuery = z.strictObject({
   route: queryText('a route name').optional(),
   platform: z.enum(PLATFORMS, { error: `expected one of ${PLATFORMS.join('|')}` }).optional(),
   session_id: queryText('a session id').optional(),
+  user: queryText('a user as platform:user_id').optional(),
   format: z.enum(['json', 'csv'], { error: 'expected json or csv' }).default('json'),
 });
 
@@ -36,7 +38,7 @@ export function usageRoutes(store: GatewayStore, pricing: PricingLookup = noPric
     const report = await usageReport(
       store,
       GROUPS[q.group],
-      { from_date: q.from, to_date: q.to, project_id: q.project, route: q.route, platform: q.platform, session_id: q.session_id },
+      { from_date: q.from, to_date: q.to, project_id: q.project, route: q.route, platform: q.platform, session_id: q.session_id, user_id: q.user },
       pricing,
     );
     if (q.format === 'csv') {

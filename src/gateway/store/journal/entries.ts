@@ -1,8 +1,9 @@
 /**
  * The gateway journal's line format: one JSON object per line, `t` naming what changed and `at` when
  * (epoch ms). It records exactly the index facts no trace holds (which session a conversation is on, a
- * session's route, platform, title and approval mode, title-call usage, pairing and allowlist decisions,
- * admin token hashes, approval modes granted to schedules), so a reindex can restore them. Lines are validated when read; unknown `t` is a problem.
+ * session's route, platform, title and approval mode, who asked for each Task, title-call usage, pairing and
+ * allowlist decisions, admin token hashes, approval modes granted to schedules), so a reindex can restore
+ * them. Lines are validated when read; unknown `t` is a problem.
  */
 import { z } from 'zod';
 import { STOP_REASONS } from '../../../core/omnimessage/types';
@@ -80,6 +81,7 @@ export const JournalEntrySchema = z.discriminatedUnion('t', [
   sessionPatch,
   z.object({ t: z.literal('session_deleted'), at, session_id: id }),
   z.object({ t: z.literal('bind'), at, binding_key: id, session_id: id }),
+  z.object({ t: z.literal('task'), at, task_id: id, session_id: id, requester: z.string().nullable() }),
   z.object({ t: z.literal('unbind'), at, binding_key: id }),
   usage,
   pairing,

@@ -48,6 +48,12 @@ export function journaled(store: GatewayStore, journal: Pick<JournalFile, 'appen
       return was;
     },
 
+    async recordTaskRun(r) {
+      const added = await store.recordTaskRun(r);
+      if (added) await log({ t: 'task', at: r.started_at, task_id: r.task_id, session_id: r.session_id, requester: r.requester });
+      return added;
+    },
+
     async recordUsage(u) {
       const row = await store.recordUsage(u);
       if (u.untraced) {

@@ -5,7 +5,8 @@ import { groupAccess } from './003-group-access';
 import { deliveryShown } from './004-delivery-shown';
 import { pairingNotified } from './005-pairing-notified';
 import { schedules } from './006-schedules';
+import { taskRuns } from './007-task-runs';
 import type { Migration } from './types';
 
-export const MIGRATIONS: readonly Migration[] = [initial, platformProblem, groupAccess, deliveryShown, pairingNotified, schedules];
+export const MIGRATIONS: readonly Migration[] = [initial, platformProblem, groupAccess, deliveryShown, pairingNotified, schedules, taskRuns];
 export type { Migration } from './types';

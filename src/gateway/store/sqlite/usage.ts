@@ -1,10 +1,12 @@
 /**
  * Usage rows on SQLite: one per `token_usage` and one zero-token row per non-completed `request_end`
  * (engine.md §8.5). Recording a row also adds its counts to the totals of its session (and of the
- * subagent session it came from) in the same transaction; replaceUsage rebuilds both for a reindex.
+ * subagent session it came from) in the same transaction; replaceUsage rebuilds both for a reindex. A row's
+ * `user_id` is the requester of its session's latest Task started at or before it (task_runs), so live and
+ * rebuilt rows agree. Task runs are recorded here too.
  */
 import type { StopReason } from '../../../core/omnimessage/types';
-import type { UsageFilter, UsageGroupBy, UsageInput, UsageRow, UsageStore, UsageSums } from '../types';
+import type { TaskRunStore, UsageFilter, UsageGroupBy, UsageInput, UsageRow, UsageStore, UsageSums } from '../types';
 import { clampLimit, localDate, where, type Sql } from './sql';
 
 const GROUP_KEY: Record<UsageGroupBy | 'all', string> = {
@@ -16,6 +18,7 @@ const GROUP_KEY: Record<UsageGroupBy | 'all', string> = {
   route: `COALESCE(route, '')`,
   platform: `COALESCE(platform, '')`,
   model: `provider || '/' || model_id`,
+  user: `COALESCE(user_id, '')`,
 };
 
 function filterWhere(f: UsageFilter) {
@@ -27,22 +30,24 @@ function filterWhere(f: UsageFilter) {
     ['platform = ?', f.platform],
     ['provider = ?', f.provider],
     ['model_id = ?', f.model_id],
+    ['user_id = ?', f.user_id],
     ['date >= ?', f.from_date],
     ['date <= ?', f.to_date],
   ]);
 }
 
-export function usageMethods(q: Sql): UsageStore {
+export function usageMethods(q: Sql): UsageStore & TaskRunStore {
   const insert = (u: UsageInput): number => {
     const c = u.counts ?? { cache_read: 0, cache_write: 0, output: 0, total: 0 };
     const status: StopReason = u.status ?? 'completed';
     return Number(
       q.run(
         `INSERT INTO usage (ts, date, project_id, agent_id, session_id, origin_session_id, route, platform, provider, model_id,
-           cache_read, cache_write, output, total, status)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           cache_read, cache_write, output, total, status, user_id)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+           (SELECT requester FROM task_runs WHERE session_id = ? AND started_at <= ? ORDER BY started_at DESC, task_id DESC LIMIT 1))`,
         u.ts, localDate(u.ts), u.project_id, u.agent_id, u.session_id, u.origin_session_id ?? null, u.route ?? null, u.platform ?? null,
-        u.provider, u.model_id, c.cache_read, c.cache_write, c.output, c.total, status,
+        u.provider, u.model_id, c.cache_read, c.cache_write, c.output, c.total, status, u.session_id, u.ts,
       ).lastInsertRowid,
     );
   };
@@ -56,6 +61,14 @@ export function usageMethods(q: Sql): UsageStore {
     );
 
   return {
+    async recordTaskRun(r) {
+      return q.run('INSERT OR IGNORE INTO task_runs (task_id, session_id, requester, started_at) VALUES (?, ?, ?, ?)', r.task_id, r.session_id, r.requester, r.started_at).changes === 1;
+    },
+
+    async listTaskRuns(f) {
+      return q.all('SELECT * FROM task_runs WHERE session_id = ? ORDER BY started_at DESC, task_id DESC LIMIT ?', f.session_id, clampLimit(f.limit, 100));
+    },
+
     async recordUsage(u) {
       return q.tx(() => {
         const id = insert(u);
