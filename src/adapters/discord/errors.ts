@@ -52,6 +52,8 @@ export function classifyApiError(status: number, code: number | string, raw: unk
     return Number.isFinite(s) && s >= 0 ? { kind: 'retry', retryAfterMs: Math.ceil(s * 1000), scope } : { kind: 'retry', scope };
   }
   if (status >= 500) return { kind: 'retry' };
+  // a dead interaction webhook answers 401 too: that is the interaction, not the bot token
+  if (typeof code === 'number' && GONE.has(code)) return { kind: 'degrade', reason: 'gone' };
   if (status === 401) return { kind: 'surface', reason: 'auth' };
   switch (code) {
     case DiscordCode.AlreadyAcknowledged: return { kind: 'ignore', reason: 'already_acknowledged' };
@@ -67,7 +69,6 @@ export function classifyApiError(status: number, code: number | string, raw: unk
     case DiscordCode.ThreadAlreadyExists:
       return { kind: 'surface', reason: 'invalid_request' };
   }
-  if (typeof code === 'number' && GONE.has(code)) return { kind: 'degrade', reason: 'gone' };
   if (status === 403) return { kind: 'surface', reason: 'permission' };
   // anything else: retried a bounded number of times by the writer / outbox, then reported
   return { kind: 'retry' };
