@@ -11,7 +11,8 @@ import { EXIT_FAILED, EXIT_OK, line, type CliIO } from '../io';
 import { checkDatabase, checkHome, checkListen } from './local';
 import { checkModel } from './model';
 import { checkSandbox } from './sandbox';
-import { checkDiscord, checkSlack, checkTelegram } from './platforms';
+import { checkDiscord } from './discord';
+import { checkSlack, checkTelegram } from './platforms';
 import { MARKS, type CheckResult } from './types';
 
 export const DEFAULT_DOCTOR_TIMEOUT_MS = 10_000;
