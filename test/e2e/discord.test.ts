@@ -206,6 +206,22 @@ describe('Discord end to end (real gateway process)', () => {
     expect(JSON.stringify(tooled(wd).at(-1)!.body.messages)).toContain('start a long job');
   });
 
+  it('surfaces a permission the bot lacks to the operator: logged at error and marked on the session', async () => {
+    const wd = await world();
+    wd.dc.setBotPermissions('general', { deny: ['SendMessagesInThreads'] });
+    wd.model.enqueue(turn({ text: 'Nobody will read this.' }));
+    wd.dc.mention('general', 'alice', 'can you hear me?');
+    await wd.dc.waitFor(() => wd.dc.callsTo('createMessage').find((c) => c.status === 403), 10_000, 'the refused post');
+    // the gateway marks the session after the writer gave up: read it through the admin API until it shows
+    let problem: string | undefined;
+    for (let i = 0; i < 100 && !problem; i++) {
+      problem = (await wd.admin('/api/sessions')).body.sessions[0]?.platform_problem ?? undefined;
+      if (!problem) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(problem).toMatch(/^permission: .*50013.*the bot needs View Channel and Send Messages in Threads here/);
+    expect(wd.gw.output()).toMatch(/"level":50[^\n]*the platform refused this conversation/);
+  });
+
   it('sends a DM photo to a vision model as an image part and a file as an attached-file line', async () => {
     const wd = await world();
     const png = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');

@@ -7,6 +7,7 @@
  * resent on every edit. Every failure is thrown as a classified PlatformError.
  */
 import type { Logger } from 'pino';
+import { PlatformError } from '../contract/errors';
 import type { MessageRef } from '../contract/messages';
 import type { OutboundContent } from '../contract/surface';
 import { bindingKey, type ThreadRef } from '../contract/thread-ref';
@@ -25,13 +26,19 @@ export function messageBody(content: OutboundContent): Json {
   return { content: discordContent(content), allowed_mentions: NO_PINGS, components: actionRows(content.buttons) };
 }
 
-async function classified<T>(call: () => Promise<T>): Promise<T> {
+/** Runs a call, throwing what it threw as a PlatformError; a missing permission names the one the call needs. */
+async function classified<T>(call: () => Promise<T>, needs?: string): Promise<T> {
   try {
     return await call();
   } catch (err) {
-    throw classifyDiscordError(err);
+    const e = classifyDiscordError(err);
+    const c = e.classification;
+    if (needs && c.kind === 'surface' && c.reason === 'permission') throw new PlatformError('discord', c, `${e.message} (the bot needs ${needs} here)`, { ...(e.code !== undefined ? { code: e.code } : {}), cause: err });
+    throw e;
   }
 }
+
+const sendNeeds = (thread: ThreadRef) => (asDiscordRef(thread).thread ? 'View Channel and Send Messages in Threads' : 'View Channel and Send Messages');
 
 export interface OutboundDeps {
   rest: DiscordRest;
@@ -62,7 +69,7 @@ export class DiscordOutbound {
       return { thread, messageId: deferred.messageId };
     }
     const channel = await classified(() => this.o.threads.channelFor(thread));
-    const sent = await classified(() => this.o.rest.createMessage(channel, body));
+    const sent = await classified(() => this.o.rest.createMessage(channel, body), sendNeeds(thread));
     return { thread, messageId: sent.id };
   }
 
@@ -99,7 +106,7 @@ export class DiscordOutbound {
         this.o.replies.forget(ref.messageId);
       }
     }
-    await classified(() => this.o.rest.editMessage(this.o.threads.messageChannel(ref.thread, ref.messageId), ref.messageId, body));
+    await classified(() => this.o.rest.editMessage(this.o.threads.messageChannel(ref.thread, ref.messageId), ref.messageId, body), 'View Channel');
   }
 
   async delete(ref: MessageRef): Promise<void> {
@@ -111,7 +118,7 @@ export class DiscordOutbound {
     this.touch(thread);
     // before an `/ask` reply is filled its thread does not exist yet: show typing where the reply is
     const channel = this.o.threads.awaitsReply(thread) ? this.o.threads.channelNow(thread) : await classified(() => this.o.threads.channelFor(thread));
-    await classified(() => this.o.rest.typing(channel));
+    await classified(() => this.o.rest.typing(channel), sendNeeds(thread));
   }
 
   async react(ref: MessageRef, emoji: string): Promise<void> {
@@ -121,6 +128,6 @@ export class DiscordOutbound {
       // a reaction on a reply still showing "thinking…" would leave it thinking: the emoji becomes the reply
       if (await this.fill(deferred, { content: emoji, allowed_mentions: NO_PINGS, components: [] })) return;
     }
-    await classified(() => this.o.rest.react(this.o.threads.messageChannel(ref.thread, ref.messageId), ref.messageId, emoji));
+    await classified(() => this.o.rest.react(this.o.threads.messageChannel(ref.thread, ref.messageId), ref.messageId, emoji), 'Read Message History and Add Reactions');
   }
 }

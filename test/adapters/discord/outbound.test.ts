@@ -74,7 +74,9 @@ describe('failures, classified once', () => {
   it('surfaces missing permissions and closed DMs', async () => {
     const a = await started();
     h.server.setBotPermissions('general', { deny: ['SendMessages'] });
-    expect((await failure(() => a.post(general(), content('x')))).classification).toEqual({ kind: 'surface', reason: 'permission' });
+    const denied = await failure(() => a.post(general(), content('x')));
+    expect([denied.code, denied.classification]).toEqual([50013, { kind: 'surface', reason: 'permission' }]);
+    expect(denied.message).toMatch(/Missing Permissions \(the bot needs View Channel and Send Messages here\)$/);
     h.server.setBotPermissions('general', { deny: ['ViewChannel'] });
     const hidden = await failure(() => a.post(general(), content('x')));
     expect([hidden.code, hidden.classification]).toEqual([50001, { kind: 'surface', reason: 'permission' }]);
