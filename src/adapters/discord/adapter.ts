@@ -29,6 +29,7 @@ import { measureDiscord } from './format';
 import { ConnectionHealth } from './health';
 import { InboundFlow } from './inbound-flow';
 import { InteractionDesk } from './interactions';
+import { inviteUrl } from './invite';
 import { loginError } from './login';
 import { DiscordOutbound } from './outbound';
 import { routePacket } from './packets';
@@ -144,7 +145,7 @@ export class DiscordAdapter implements ChannelAdapter {
     this.appId = this.client.application?.id ?? this.botId;
     await syncCommands(this.rest, this.appId, this.config.guildIds, this.logger);
     this.connection.connected();
-    this.logger.info({ bot: this.client.user?.username, guilds: this.client.guilds.cache.size }, 'discord: connected');
+    this.logger.info({ bot: this.client.user?.username, guilds: this.client.guilds.cache.size, invite: inviteUrl(this.appId) }, 'discord: connected');
   }
 
   private async login(): Promise<void> {

@@ -3,11 +3,13 @@
  * stays failed; stop is final) and what fatal close codes tell the operator; message content never blank
  * and measured as Discord counts it; components within Discord's limits; the invite URL's permissions.
  */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { PermissionFlagsBits } from 'discord.js';
 import { actionRows } from '../../../src/adapters/discord/components';
 import { discordContent, measureDiscord } from '../../../src/adapters/discord/format';
 import { ConnectionHealth, closeCodeDetail } from '../../../src/adapters/discord/health';
-import { inviteUrl, missingPermissions, REQUIRED_PERMISSION_BITS } from '../../../src/adapters/discord/invite';
+import { inviteUrl, missingPermissions, REQUIRED_PERMISSION_BITS, REQUIRED_PERMISSIONS } from '../../../src/adapters/discord/invite';
 
 describe('ConnectionHealth', () => {
   it('follows the connection and keeps the last sign of life', () => {
@@ -59,7 +61,15 @@ describe('invite', () => {
     expect(url.searchParams.get('scope')).toBe('bot applications.commands');
     expect(BigInt(url.searchParams.get('permissions')!)).toBe(REQUIRED_PERMISSION_BITS);
     expect(missingPermissions(REQUIRED_PERMISSION_BITS)).toEqual([]);
-    expect(missingPermissions(REQUIRED_PERMISSION_BITS & ~PermissionFlagsBits.CreatePublicThreads)).toEqual(['CreatePublicThreads']);
+    expect(missingPermissions(REQUIRED_PERMISSION_BITS & ~PermissionFlagsBits.CreatePublicThreads)).toEqual(['Create Public Threads']);
     expect(missingPermissions(PermissionFlagsBits.Administrator)).toEqual([]);
+  });
+
+  it("is the README's invite link, and the README's permission table lists the same permissions", () => {
+    const readme = readFileSync(resolve(__dirname, '../../../README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## Discord'), readme.indexOf('## Performance'));
+    expect(section).toContain(`&scope=bot+applications.commands&permissions=${REQUIRED_PERMISSION_BITS}`);
+    const rows = [...section.matchAll(/^\| ([A-Z][A-Za-z ]+) \| [a-z][^|]+ \|$/gm)].map((m) => m[1]);
+    expect(rows).toEqual(REQUIRED_PERMISSIONS.map((p) => p.label));
   });
 });

@@ -49,6 +49,6 @@ it("names the permissions the bot's roles lack in a configured guild, and links 
   const { guild } = await setUp({ guilds: [{ name: 'Strict', channels: ['general'], members: ['alice'], everyonePermissions: ['ViewChannel', 'SendMessages', 'ReadMessageHistory'], botPermissions: ['SendMessagesInThreads'] }] }, (g) => `discord:\n  guild_ids: ["${g}"]\n`);
   const r = await c.run(['doctor']);
   expect(r.code).toBe(1);
-  expect(discordLine(r.stdout)).toContain(`guild ${guild}: the bot lacks CreatePublicThreads, AddReactions`);
+  expect(discordLine(r.stdout)).toContain(`guild ${guild}: the bot lacks Create Public Threads, Add Reactions`);
   expect(r.stdout).toContain(`→ grant those permissions to the bot's role, or invite it again with ${inviteUrl(dc.applicationId)}`);
 });
