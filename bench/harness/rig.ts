@@ -1,5 +1,5 @@
 /**
- * One benchmark setup: the bench model server, a platform driver (fake Telegram or the web playground) and
+ * One benchmark setup: the bench model server, a platform driver (fake Telegram, fake Discord or the web playground) and
  * a fresh gateway process wired to both, plus a ReplyObserver. `close()` stops all three in reverse order
  * and is safe to call after a failed start. `plans` maps the `bench:<id>` tags a scenario sends to the
  * stream each request gets.
@@ -8,10 +8,11 @@ import { BenchModelServer, type StreamPlan } from './model-server';
 import { startGateway, type GatewayProcess } from './gateway-process';
 import type { PlatformDriver } from './platform';
 import { ReplyObserver } from './replies';
+import { DiscordDriver } from './discord-driver';
 import { TelegramDriver } from './telegram-driver';
 import { WebDriver } from './web-driver';
 
-export type PlatformName = 'telegram' | 'web';
+export type PlatformName = 'telegram' | 'discord' | 'web';
 
 export interface Rig {
   readonly platform: PlatformName;
@@ -40,6 +41,10 @@ export async function openRig(platform: PlatformName): Promise<Rig> {
       const tg = new TelegramDriver();
       driver = tg;
       await tg.start();
+    } else if (platform === 'discord') {
+      const dc = new DiscordDriver();
+      driver = dc;
+      await dc.start();
     } else {
       driver = new WebDriver();
     }

@@ -5,7 +5,7 @@
  * started; /readyz, the log and doctor say why.
  */
 import type { AdapterBinding, BindingDeps } from '../adapters/contract/binding';
-import { createDiscordBinding } from '../adapters/discord';
+import type * as DiscordAdapter from '../adapters/discord';
 import { createTelegramBinding } from '../adapters/telegram';
 import { createWebBinding } from '../adapters/web';
 import { requireAdminToken } from './admin/auth';
@@ -16,7 +16,8 @@ import type { Logger } from './logger';
 /** The chat platforms this build can run, each from its config section. */
 export const PLATFORM_BINDINGS: Partial<Record<ChatPlatform, (config: GatewayConfig, deps: BindingDeps) => AdapterBinding>> = {
   telegram: (c, d) => createTelegramBinding(c.telegram, d),
-  discord: (c, d) => createDiscordBinding(c.discord, d),
+  // loaded only when configured: discord.js alone adds ~40 MB to the idle process
+  discord: (c, d) => (require('../adapters/discord') as typeof DiscordAdapter).createDiscordBinding(c.discord, d),
 };
 
 export function buildPlatforms(config: GatewayConfig, ctx: { store: GatewayStore; logger: Logger }): AdapterBinding[] {

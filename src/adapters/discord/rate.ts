@@ -9,6 +9,7 @@
 import type { RateLimit, RateOp, RateScope } from '../contract/rate';
 
 export type RouteKind = 'create' | 'edit' | 'delete' | 'typing' | 'reaction' | 'thread' | 'webhook' | 'other';
+const KINDS: RouteKind[] = ['create', 'edit', 'delete', 'typing', 'reaction', 'thread'];
 
 export interface BucketShape {
   limit: number;
@@ -46,11 +47,22 @@ export function routeOf(method: string, url: string): { kind: RouteKind; major: 
 
 /**
  * A token bucket that never admits more than `limit` in any `windowMs`, however Discord aligns its
- * window: no burst, and `limit` tokens per window·(limit+1)/limit (1 + limit²/(limit+1) < limit + 1).
+ * window: `burst` at once, then c = limit − burst + 1 tokens per window·(c+1)/c, so any window admits
+ * fewer than burst + c²/(c+1) + 1 = limit + 1 − c/(c+1), i.e. at most `limit`. More burst, less pace.
  */
-export function governorLimit(shape: BucketShape): RateLimit {
+export function governorLimit(shape: BucketShape, burst = 1): RateLimit {
   const limit = Math.max(1, Math.floor(shape.limit));
-  return { count: limit, perMs: Math.max(1, Math.ceil((shape.windowMs * (limit + 1)) / limit)), burst: 1 };
+  const b = Math.min(limit, Math.max(1, Math.floor(burst)));
+  const c = limit - b + 1;
+  return { count: c, perMs: Math.max(1, Math.ceil((shape.windowMs * (c + 1)) / c)), burst: b };
+}
+
+/** Burst per route kind: typing comes in bursts (one per message) and needs little pace; a new reply and
+ * its next part may go back to back; edits need the pace (one per 1.2 s per message). */
+function burstOf(kind: RouteKind, limit: number): number {
+  if (kind === 'typing') return Math.ceil(limit / 2);
+  if (kind === 'create') return Math.min(2, limit);
+  return 1;
 }
 
 export class RateBook {
@@ -85,8 +97,16 @@ export class RateBook {
     const kind = OP_KIND[op];
     return [
       { key: `discord:${bot}:global`, limit: DISCORD_GLOBAL, level: 'account' },
-      { key: `discord:${bot}:${this.bucketOf(kind)}:${channel}`, limit: governorLimit(this.shapeOf(kind)), level: 'chat' },
+      { key: `discord:${bot}:${this.bucketOf(kind)}:${channel}`, limit: governorLimit(this.shapeOf(kind), this.burstFor(kind)), level: 'chat' },
     ];
+  }
+
+  /** The smallest burst of the kinds sharing this kind's bucket, so one bucket always has one limit. */
+  private burstFor(kind: RouteKind): number {
+    const bucket = this.bucketOf(kind);
+    const limit = this.shapeOf(kind).limit;
+    const sharing = KINDS.filter((k) => this.bucketOf(k) === bucket);
+    return Math.min(...sharing.map((k) => burstOf(k, limit)));
   }
 
   private bucketOf(kind: RouteKind): string {

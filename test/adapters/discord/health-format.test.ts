@@ -9,7 +9,7 @@ import { PermissionFlagsBits } from 'discord.js';
 import { actionRows } from '../../../src/adapters/discord/components';
 import { discordContent, measureDiscord } from '../../../src/adapters/discord/format';
 import { ConnectionHealth, closeCodeDetail } from '../../../src/adapters/discord/health';
-import { inviteUrl, missingPermissions, REQUIRED_PERMISSION_BITS, REQUIRED_PERMISSIONS } from '../../../src/adapters/discord/invite';
+import { ADMINISTRATOR, inviteUrl, missingPermissions, REQUIRED_PERMISSION_BITS, REQUIRED_PERMISSIONS } from '../../../src/adapters/discord/invite';
 
 describe('ConnectionHealth', () => {
   it('follows the connection and keeps the last sign of life', () => {
@@ -56,6 +56,11 @@ describe('content and components', () => {
 });
 
 describe('invite', () => {
+  it("names each permission by discord.js's own bit", () => {
+    for (const p of REQUIRED_PERMISSIONS) expect(p.bit).toBe(PermissionFlagsBits[p.name]);
+    expect(ADMINISTRATOR).toBe(PermissionFlagsBits.Administrator);
+  });
+
   it('asks for exactly the permissions the adapter uses, and names what a guild lacks', () => {
     const url = new URL(inviteUrl('1234567890123456789'));
     expect(url.searchParams.get('scope')).toBe('bot applications.commands');

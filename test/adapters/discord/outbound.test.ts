@@ -143,11 +143,11 @@ describe('rate scopes', () => {
     const a = await started({ rateLimits: { routes: { createMessage: { limit: 2, windowMs: 800 } } } });
     const before = a.rateScopes(general(), 'post');
     expect(before[0]).toMatchObject({ level: 'account', limit: { count: 45, perMs: 1000 } });
-    expect(before[1]).toMatchObject({ level: 'chat', limit: { count: 5, perMs: 6000, burst: 1 } });
+    expect(before[1]).toMatchObject({ level: 'chat', limit: { count: 4, perMs: 6250, burst: 2 } });
     await a.post(general(), content('one'));
     const after = a.rateScopes(general(), 'post');
-    expect(after[1]).toMatchObject({ key: `discord:${h.server.applicationId}:${bucketHash('createMessage')}:${h.server.channelId('general')}`, limit: { count: 2, burst: 1 } });
-    expect(after[1].limit.perMs).toBeGreaterThanOrEqual(1_150);
+    expect(after[1]).toMatchObject({ key: `discord:${h.server.applicationId}:${bucketHash('createMessage')}:${h.server.channelId('general')}`, limit: { count: 1, burst: 2 } });
+    expect(after[1].limit.perMs).toBeGreaterThanOrEqual(1_600);
     await a.post(general(), content('two'));
     const full = await failure(() => a.post(general(), content('three')));
     expect(full.classification).toMatchObject({ kind: 'retry', scope: 'chat' });
