@@ -14,7 +14,7 @@ import type { ActionAnswer, ActionEvent, ChatUser, InboundMessage } from '../con
 import { bindingKey, type DiscordThreadRef } from '../contract/thread-ref';
 import type { AttachmentLimits } from './attachments';
 import { commandText } from './commands';
-import type { DeferredReplies, DeferredReply } from './deferred-replies';
+import { TOKEN_SAFE_MS, type DeferredReplies, type DeferredReply } from './deferred-replies';
 import { isThread, takesThreads, type ChannelDirectory } from './directory';
 import { classifyDiscordError } from './errors';
 import { displayName, threadName } from './inbound';
@@ -134,21 +134,31 @@ export class InteractionDesk {
   }
 
   private afterHandled(r: DeferredReply): void {
-    if (r.command !== 'ask') {
-      void this.settle(r);
-      return;
-    }
-    // the Task's first post claims an `/ask` reply moments after the gateway handed it on
+    if (r.command === 'ask') this.later(r, this.d.settleMs);
+    else void this.settle(r);
+  }
+
+  private later(r: DeferredReply, ms: number): void {
     const t = this.d.clock.setTimeout(() => {
       this.timers.delete(t);
       void this.settle(r);
-    }, this.d.settleMs);
+    }, ms);
     this.timers.add(t);
   }
 
-  /** A reply nothing claimed: confirmed if the command acted, removed if the gateway stayed silent. */
+  /**
+   * A reply nothing claimed: confirmed if the command acted, removed if the gateway stayed silent. The
+   * Task's first post claims an `/ask` reply moments after the gateway handed it on; one the gateway is
+   * working on (it showed typing: the Task may be queued behind another) waits while its token lives.
+   */
   private async settle(r: DeferredReply): Promise<void> {
-    if (this.closed || !this.d.replies.take(r)) return;
+    if (this.closed) return;
+    const left = r.createdAt + TOKEN_SAFE_MS - this.d.clock.now();
+    if (r.command === 'ask' && r.activity && left > 0) {
+      if (this.d.replies.openFor(r.key, r.messageId)) this.later(r, left);
+      return;
+    }
+    if (!this.d.replies.take(r)) return;
     const confirm = r.command !== 'ask' && r.activity;
     try {
       if (confirm) await this.d.rest.editOriginal(this.d.appId(), r.token, { content: CONFIRMATION[r.command] ?? '✅ Done.', allowed_mentions: NO_PINGS });

@@ -86,7 +86,8 @@ export class ThreadOpener {
         if (e.kind === 'retry') throw e;
         this.fellBack.set(key, plan.parent);
         bounded(this.fellBack, MAX_PLANS);
-        this.warnOnce(plan.parent, e.message);
+        // a starter that is gone (a removed `/ask` reply) is no problem of the channel's
+        if (e.code !== DiscordCode.UnknownMessage) this.warnOnce(plan.parent, e.message);
       }
     }
     this.plans.delete(key);

@@ -132,6 +132,21 @@ describe('slash commands', () => {
     await h.server.waitFor(() => asked.view().response?.deleted || undefined, 5000, 'the unclaimed /ask reply removed');
   });
 
+  it('keeps an unclaimed /ask reply the gateway is working on while its token lives, then removes it', async () => {
+    const clock = new FakeClock(Date.now());
+    h = await startDiscordHarness({ clock });
+    const handler = new RecordingHandler();
+    handler.onMessageHook = async (m) => a.typing(m.thread);
+    const a = h.adapter({}, { clock, settleMs: 3_000 });
+    await a.start(handler);
+    const cmd = h.server.slashCommand('general', 'alice', 'ask', { prompt: 'queued behind another task' });
+    await nth(handler, 1, 'the /ask');
+    await clock.advance(10_000);
+    expect(cmd.view().response).toMatchObject({ loading: true, deleted: false });
+    await clock.advance(14 * 60_000);
+    await h.server.waitFor(() => cmd.view().response?.deleted || undefined, 5000, 'the reply removed before its token dies');
+  });
+
   it('fills a still-deferred reply with the reaction the gateway gives a steered message', async () => {
     const { a, handler } = await started();
     const thread = h.server.startThread('general', 'alice', 'busy');
