@@ -61,7 +61,8 @@ export class DiscordAdapter implements ChannelAdapter {
   private readonly config: DiscordAdapterConfig;
   private readonly logger: Logger;
   private readonly clock: Clock;
-  private readonly client: Client;
+  /** A discord.js client cannot log in again once destroyed: each start attempt gets a fresh one. */
+  private client: Client;
   private readonly rest: DiscordRest;
   private readonly book = new RateBook();
   private readonly directory: ChannelDirectory;
@@ -85,7 +86,7 @@ export class DiscordAdapter implements ChannelAdapter {
     this.botId = botIdOfToken(this.config.botToken);
     this.appId = this.botId;
     this.client = createClient(this.config, this.book, deps);
-    this.rest = new DiscordRest(this.client.rest);
+    this.rest = new DiscordRest(() => this.client.rest);
     this.directory = new ChannelDirectory((id) => this.rest.getChannel(id));
     this.replies = new DeferredReplies(this.clock);
     this.connection = new ConnectionHealth(() => this.clock.now());
@@ -113,8 +114,12 @@ export class DiscordAdapter implements ChannelAdapter {
         if (this.state === 'starting') this.state = 'running';
       },
       async (err: unknown) => {
-        if (this.state === 'starting') this.state = 'idle';
+        this.connection.failed((err as Error).message);
         await this.client.destroy().catch(() => undefined);
+        if (this.state === 'starting') {
+          this.state = 'idle';
+          this.client = createClient(this.config, this.book, this.deps);
+        }
         throw err;
       },
     );

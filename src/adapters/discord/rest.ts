@@ -17,7 +17,12 @@ function parsed<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
 }
 
 export class DiscordRest {
-  constructor(private readonly rest: REST) {}
+  /** `client` is the current REST client (a new one comes with each connection attempt). */
+  constructor(private readonly client: () => REST) {}
+
+  private get rest(): REST {
+    return this.client();
+  }
 
   async createMessage(channel: string, body: Json): Promise<{ id: string }> {
     return parsed(createdMessageSchema, await this.rest.post(`/channels/${channel}/messages`, { body }), 'a new message');

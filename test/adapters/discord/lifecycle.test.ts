@@ -85,6 +85,21 @@ describe('Discord adapter lifecycle', () => {
     expect(h.server.gateway.connections).toHaveLength(0);
   });
 
+  it('can start again after a failed start, and then delivers each event once', async () => {
+    h = await startDiscordHarness();
+    const a = h.adapter();
+    const handler = new RecordingHandler();
+    h.server.failNext({ route: 'getGatewayBot', with: { httpStatus: 502 } });
+    await expect(a.start(handler)).rejects.toThrow(/Discord login failed/);
+    expect(a.health()).toMatchObject({ state: 'failed', detail: expect.stringMatching(/Discord login failed/) });
+    await a.start(handler);
+    expect(a.health().state).toBe('connected');
+    h.server.dm('alice', 'once');
+    h.server.dm('alice', 'twice?');
+    await handler.waitFor(() => handler.messages.length >= 2, 'two DMs');
+    expect(handler.messages.map((m) => m.text)).toEqual(['once', 'twice?']);
+  });
+
   it('resumes after the connection closes, reporting reconnecting meanwhile, and keeps delivering', async () => {
     h = await startDiscordHarness();
     const a = h.adapter();
