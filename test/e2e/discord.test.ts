@@ -40,6 +40,17 @@ function toolResult(req: RecordedRequest, callId: string): string {
 /** The `/ask` reply once it is final (filled, no Stop button) and `match` accepts it. */
 const finalReply = (cmd: InteractionHandle, match: (m: MessageView) => boolean = () => true, ms = 15_000) => cmd.waitForResponse((m) => isFinal(m) && match(m), ms);
 
+/** Polls what only the admin API shows (nothing on the fake announces the gateway's own bookkeeping). */
+async function eventually<T>(read: () => Promise<T | undefined>, label: string, ms = 10_000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const v = await read();
+    if (v !== undefined && v !== null) return v;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${label}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 const card = (wd: DiscordWorld, thread: string) => wd.dc.waitFor(() => inThread(wd.dc, thread).find((m) => hasButton(m, 'Allow')), 10_000, 'approval card');
 
 describe('Discord end to end (real gateway process)', () => {
@@ -206,18 +217,30 @@ describe('Discord end to end (real gateway process)', () => {
     expect(JSON.stringify(tooled(wd).at(-1)!.body.messages)).toContain('start a long job');
   });
 
+  it('after a crash with an approval pending, the next process marks the card expired and removes its buttons', async () => {
+    const wd = await world({ config: { default_route: { approval_mode: 'always-ask' } } });
+    wd.model.enqueue(turn({ toolCalls: [execCall('call_orphan', 'echo orphan')] }));
+    const cmd = wd.dc.slashCommand('general', 'alice', 'ask', { prompt: 'run something, then crash' });
+    const thread = (await cmd.waitForResponse((m) => !m.loading)).id;
+    const ask = await card(wd, thread);
+    // crash only once the gateway has recorded where its card is
+    await eventually(async () => (await wd.admin('/api/approvals?state=pending')).body.approvals[0]?.card, 'the card recorded');
+    await wd.gw.crash();
+    await wd.start();
+    const expired = await wd.dc.waitFor(() => (wd.dc.messageView(ask.id).content.startsWith('⌛') ? wd.dc.messageView(ask.id) : undefined), 10_000, 'expired card');
+    expect(expired.content).toMatch(/^⌛ \*\*Expired\*\* \(gateway restarted\): `exec_command`/);
+    expect(expired.buttons).toEqual([]);
+    expect((await wd.admin('/api/approvals?state=pending')).body.approvals).toEqual([]);
+  });
+
   it('surfaces a permission the bot lacks to the operator: logged at error and marked on the session', async () => {
     const wd = await world();
     wd.dc.setBotPermissions('general', { deny: ['SendMessagesInThreads'] });
     wd.model.enqueue(turn({ text: 'Nobody will read this.' }));
     wd.dc.mention('general', 'alice', 'can you hear me?');
     await wd.dc.waitFor(() => wd.dc.callsTo('createMessage').find((c) => c.status === 403), 10_000, 'the refused post');
-    // the gateway marks the session after the writer gave up: read it through the admin API until it shows
-    let problem: string | undefined;
-    for (let i = 0; i < 100 && !problem; i++) {
-      problem = (await wd.admin('/api/sessions')).body.sessions[0]?.platform_problem ?? undefined;
-      if (!problem) await new Promise((r) => setTimeout(r, 50));
-    }
+    // the gateway marks the session after the writer gave up
+    const problem = await eventually<string>(async () => (await wd.admin('/api/sessions')).body.sessions[0]?.platform_problem, 'the session marked');
     expect(problem).toMatch(/^permission: .*50013.*the bot needs View Channel and Send Messages in Threads here/);
     expect(wd.gw.output()).toMatch(/"level":50[^\n]*the platform refused this conversation/);
   });
