@@ -18,8 +18,8 @@ import type { ThreadPlace } from '../contract/place';
 import type { RateOp, RateScope } from '../contract/rate';
 import type { OutboundContent } from '../contract/surface';
 import type { ThreadRef } from '../contract/thread-ref';
-import { AttachmentLimits, type Fetcher } from './attachments';
-import { createClient, type ClientExtras } from './client';
+import { AttachmentLimits } from './attachments';
+import { createClient } from './client';
 import { syncCommands } from './commands';
 import { botIdOfToken, parseDiscordConfig, type DiscordAdapterConfig } from './config';
 import { DeferredReplies } from './deferred-replies';
@@ -38,7 +38,7 @@ import { DiscordRest } from './rest';
 import { asDiscordRef, channelOf, discordPlace } from './thread';
 import { ThreadOpener } from './threads';
 
-export interface DiscordAdapterDeps extends ClientExtras {
+export interface DiscordAdapterDeps {
   logger?: Logger;
   clock?: Clock;
   /** How long an unclaimed `/ask` reply waits before it is removed (default 3 s). */
@@ -47,8 +47,6 @@ export interface DiscordAdapterDeps extends ClientExtras {
   ackSafetyMs?: number;
   /** Longest wait for READY after login (default 30 s). */
   readyTimeoutMs?: number;
-  /** Downloads attachment URLs (default: fetch). */
-  fetcher?: Fetcher;
 }
 
 type State = 'idle' | 'starting' | 'running' | 'stopped';
@@ -85,7 +83,7 @@ export class DiscordAdapter implements ChannelAdapter {
     this.limits = this.config.streaming ? pacedLimits(DISCORD_LIMITS, this.config.streaming) : DISCORD_LIMITS;
     this.botId = botIdOfToken(this.config.botToken);
     this.appId = this.botId;
-    this.client = createClient(this.config, this.book, deps);
+    this.client = createClient(this.config, this.book);
     this.rest = new DiscordRest(() => this.client.rest);
     this.directory = new ChannelDirectory((id) => this.rest.getChannel(id));
     this.replies = new DeferredReplies(this.clock);
@@ -98,12 +96,7 @@ export class DiscordAdapter implements ChannelAdapter {
       rest: this.rest, clock: this.clock, logger: this.logger, appId: () => this.appId, replies: this.replies, threads, directory: this.directory, limits, deliver,
       settleMs: deps.settleMs ?? 3_000, ackSafetyMs: deps.ackSafetyMs ?? 2_000,
     });
-    this.flow = new InboundFlow({ directory: this.directory, threads, limits, botId: () => this.botId, deliver, logger: this.logger, ...(deps.fetcher ? { fetcher: deps.fetcher } : {}) });
-  }
-
-  /** The bot's user id once connected. */
-  get userId(): string {
-    return this.botId;
+    this.flow = new InboundFlow({ directory: this.directory, threads, limits, botId: () => this.botId, deliver, logger: this.logger });
   }
 
   start(handler: InboundHandler): Promise<void> {
@@ -118,7 +111,7 @@ export class DiscordAdapter implements ChannelAdapter {
         await this.client.destroy().catch(() => undefined);
         if (this.state === 'starting') {
           this.state = 'idle';
-          this.client = createClient(this.config, this.book, this.deps);
+          this.client = createClient(this.config, this.book);
         }
         throw err;
       },

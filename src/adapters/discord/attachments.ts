@@ -28,16 +28,14 @@ function refuse(name: string, bytes: number, limit: number): void {
   if (bytes > limit) throw new Error(`${name} is ${size(bytes)}; this server takes attachments up to ${size(limit)}`);
 }
 
-export type Fetcher = (url: string) => Promise<Buffer>;
-
-/** The real fetcher: a GET of the (signed) attachment URL. */
-export const fetchUrl: Fetcher = async (url) => {
+/** A GET of the (signed) attachment URL. */
+async function fetchUrl(url: string): Promise<Buffer> {
   const res = await fetch(url);
   if (!res.ok) throw new Error(`downloading a Discord attachment failed: HTTP ${res.status}`);
   return Buffer.from(await res.arrayBuffer());
-};
+}
 
-export function attachmentOf(a: AttachmentPayload, limit: number, fetcher: Fetcher = fetchUrl): InboundAttachment {
+export function attachmentOf(a: AttachmentPayload, limit: number): InboundAttachment {
   const mime = a.content_type?.split(';')[0].trim().toLowerCase();
   return {
     kind: mime?.startsWith('image/') ? 'image' : 'file',
@@ -46,7 +44,7 @@ export function attachmentOf(a: AttachmentPayload, limit: number, fetcher: Fetch
     sizeBytes: a.size,
     download: async () => {
       refuse(a.filename, a.size, limit);
-      const data = await fetcher(a.url);
+      const data = await fetchUrl(a.url);
       refuse(a.filename, data.length, limit);
       return data;
     },

@@ -6,7 +6,7 @@
  * and a call that would wait on a bucket (or got a 429) throws RateLimitError instead of queueing, except
  * interaction callbacks, which must go out within 3 s. No SDK retries: the writers' retry policy decides.
  */
-import { Client, DefaultRestOptions, GatewayIntentBits, Options, Partials, type ClientOptions, type RateLimitData } from 'discord.js';
+import { Client, DefaultRestOptions, GatewayIntentBits, Options, Partials, type RateLimitData } from 'discord.js';
 import type { DiscordAdapterConfig } from './config';
 import type { RateBook } from './rate';
 
@@ -18,12 +18,7 @@ export function intentsFor(messageContent: boolean): GatewayIntentBits[] {
 /** Which rate-limited calls throw instead of waiting: everything but interaction acknowledgements. */
 export const rejectsOnRateLimit = (d: Pick<RateLimitData, 'route'>): boolean => !d.route.startsWith('/interactions');
 
-export interface ClientExtras {
-  /** discord.js gateway options (tests: an identify throttler that does not wait). */
-  ws?: ClientOptions['ws'];
-}
-
-export function createClient(config: DiscordAdapterConfig, book: RateBook, extras: ClientExtras = {}): Client {
+export function createClient(config: DiscordAdapterConfig, book: RateBook): Client {
   return new Client({
     intents: intentsFor(config.messageContent),
     partials: [Partials.Channel],
@@ -39,6 +34,5 @@ export function createClient(config: DiscordAdapterConfig, book: RateBook, extra
         return res;
       },
     },
-    ...(extras.ws ? { ws: extras.ws } : {}),
   });
 }

@@ -15,9 +15,10 @@ export interface ChannelInfo {
   ownerId?: string;
 }
 
-export const ChannelKind = { GuildText: 0, DM: 1, GuildAnnouncement: 5, AnnouncementThread: 10, PublicThread: 11, PrivateThread: 12 } as const;
+/** Discord channel types (API v10) the adapter tells apart. */
+export const ChannelKind = { GuildText: 0, GuildAnnouncement: 5, AnnouncementThread: 10, PublicThread: 11, PrivateThread: 12 } as const;
 
-export const isThread = (type: number): boolean => type === 10 || type === 11 || type === 12;
+export const isThread = (type: number): boolean => type === ChannelKind.AnnouncementThread || type === ChannelKind.PublicThread || type === ChannelKind.PrivateThread;
 /** Channels a thread can be opened from a message in. */
 export const takesThreads = (type: number): boolean => type === ChannelKind.GuildText || type === ChannelKind.GuildAnnouncement;
 

@@ -31,10 +31,6 @@ export class ConnectionHealth {
 
   constructor(private readonly now: () => number) {}
 
-  get current(): ConnectionState {
-    return this.state;
-  }
-
   /** A dispatch arrived. */
   event(): void {
     this.lastEventAt = this.now();

@@ -7,7 +7,7 @@
 import type { Logger } from 'pino';
 import type { InboundEvent } from '../contract/inbound-dispatcher';
 import type { InboundHandler } from '../contract/messages';
-import type { AttachmentLimits, Fetcher } from './attachments';
+import type { AttachmentLimits } from './attachments';
 import type { ChannelDirectory } from './directory';
 import { messageToInbound } from './inbound';
 import type { MessagePayload } from './payloads';
@@ -20,7 +20,6 @@ export interface FlowDeps {
   botId: () => string;
   deliver(event: InboundEvent): void;
   logger: Logger;
-  fetcher?: Fetcher;
 }
 
 export class InboundFlow {
@@ -35,7 +34,6 @@ export class InboundFlow {
         botId: this.d.botId(),
         isBotRole: (guild, role) => this.d.directory.isBotRole(guild, role),
         attachmentLimit: this.d.limits.limitFor(m.guild_id ?? 'dm'),
-        ...(this.d.fetcher ? { fetcher: this.d.fetcher } : {}),
       });
       if (!mapped) return;
       if (mapped.openThread) this.d.threads.plan(mapped.message.thread, { ...mapped.openThread, onReply: false });

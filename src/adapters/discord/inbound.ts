@@ -8,7 +8,7 @@
  */
 import type { InboundMessage } from '../contract/messages';
 import type { DiscordThreadRef } from '../contract/thread-ref';
-import { attachmentOf, type Fetcher } from './attachments';
+import { attachmentOf } from './attachments';
 import { isThread, takesThreads, type ChannelInfo } from './directory';
 import { snowflakeTime, type MessagePayload, type UserPayload } from './payloads';
 import { discordThread } from './thread';
@@ -21,7 +21,6 @@ export interface InboundContext {
   botId: string;
   isBotRole(guildId: string | undefined, roleId: string): boolean;
   attachmentLimit: number;
-  fetcher?: Fetcher;
 }
 
 export interface PendingThread {
@@ -77,7 +76,7 @@ function placeOf(m: MessagePayload, guild: string, channel: ChannelInfo | undefi
 export function messageToInbound(m: MessagePayload, channel: ChannelInfo | undefined, ctx: InboundContext): MappedMessage | undefined {
   if (m.author.bot || m.author.id === ctx.botId || m.webhook_id !== undefined || !USER_TYPES.has(m.type)) return undefined;
   const text = cleanText(m, ctx);
-  const attachments = m.attachments.map((a) => attachmentOf(a, ctx.attachmentLimit, ctx.fetcher));
+  const attachments = m.attachments.map((a) => attachmentOf(a, ctx.attachmentLimit));
   if (text === '' && attachments.length === 0) return undefined;
   const isDM = m.guild_id === undefined;
   const isAddressed = isDM || addressed(m, ctx);

@@ -91,6 +91,11 @@ export class InteractionDesk {
     const user = userOf(i);
     const channelId = i.channel?.id ?? i.channel_id;
     if (text === undefined || !user || !channelId) return;
+    if (name === 'ask' && text === '') {
+      await this.d.rest.callback(i.id, i.token, { type: Callback.Reply, data: ephemeralBody('Ask me something: `/ask prompt:` followed by your question.') })
+        .catch((err: unknown) => this.d.logger.warn({ err: classifyDiscordError(err).message }, 'discord: could not answer an empty /ask'));
+      return;
+    }
     const messageId = await this.defer(i, name);
     if (!messageId) return;
     this.d.limits.note(i.guild_id ?? 'dm', i.attachment_size_limit);

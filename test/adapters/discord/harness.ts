@@ -17,9 +17,6 @@ export interface DiscordHarness {
   cleanup(): Promise<void>;
 }
 
-/** An identify throttler that never waits (discord.js otherwise spaces re-IDENTIFYs 5 s apart). */
-export const noIdentifyWait = { buildIdentifyThrottler: () => ({ waitForIdentify: async () => undefined }) };
-
 export async function startDiscordHarness(options: FakeDiscordOptions = {}): Promise<DiscordHarness> {
   const server = new FakeDiscordServer({ ...options, gateway: { heartbeatIntervalMs: 250, ...options.gateway } });
   const { apiRoot, token } = await server.start();

@@ -101,6 +101,17 @@ describe('slash commands', () => {
     expect(h.server.channelView('general').threads).toHaveLength(1);
   });
 
+  it('answers an /ask without a question privately, without bothering the gateway', async () => {
+    const { handler } = await started();
+    const cmd = h.server.slashCommand('general', 'alice', 'ask', { prompt: '   ' });
+    const acked = await cmd.waitForAck();
+    expect(acked.ackType).toBe(4);
+    expect(h.server.ephemeralReplies('alice').map((m) => m.content)).toEqual(['Ask me something: `/ask prompt:` followed by your question.']);
+    h.server.dm('alice', 'next');
+    await nth(handler, 1, 'the next message');
+    expect(handler.messages.map((m) => m.text)).toEqual(['next']);
+  });
+
   it('maps /new, /stop, /mode and /status to the chat commands the gateway parses', async () => {
     const { handler } = await started();
     const thread = h.server.startThread('general', 'alice', 'talk');
