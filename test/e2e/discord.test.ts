@@ -156,6 +156,20 @@ describe('Discord end to end (real gateway process)', () => {
     expect((await stop.waitForResponse((m) => !m.loading)).content).toBe('⏹️ Stopped.');
   });
 
+  it('the Stop button on the live reply aborts the Task; a stranger may not press it', async () => {
+    const wd = await world();
+    wd.model.enqueue(slowTurn('A long answer that goes on and on, word after word, for a good while. '.repeat(8), 50));
+    const cmd = wd.dc.slashCommand('general', 'alice', 'ask', { prompt: 'keep talking' });
+    const live = await cmd.waitForResponse((m) => m.content.includes('long answer') && hasButton(m, 'Stop'), 10_000);
+    const stranger = wd.dc.clickButton(live.id, customIdOf(live, 'Stop'), 'bob');
+    expect((await stranger.waitForAck()).ackType).toBe(4);
+    expect(wd.dc.ephemeralReplies('bob').map((m) => m.content)).toEqual(['Only the person who started this task can stop it.']);
+    const press = wd.dc.clickButton(live.id, customIdOf(live, 'Stop'), 'alice');
+    expect((await press.waitForAck()).ackType).toBe(6);
+    const final = await finalReply(cmd, (m) => m.content.startsWith('⛔ aborted'));
+    expect(final.content).toMatch(/^⛔ aborted: aborted by user\n\nA long answer/);
+  });
+
   it('/new in a DM starts a new session: the model no longer sees the first question', async () => {
     const wd = await world();
     wd.model.enqueue(turn({ text: 'First session answer.' }), turn({ text: 'Second session answer.' }));
