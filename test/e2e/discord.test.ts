@@ -247,6 +247,21 @@ describe('Discord end to end (real gateway process)', () => {
     expect((await wd.admin('/api/approvals?state=pending')).body.approvals).toEqual([]);
   });
 
+  it('pairs a guild no route names under the default group policy, then answers there', async () => {
+    const wd = await world({ env: { PENGUIN_GROUP_POLICY: '' } });
+    const first = wd.dc.mention('general', 'alice', 'hello bot?');
+    const offer = await wd.dc.waitFor(() => inThread(wd.dc, first.id).find((m) => m.content.includes('pairing code')), 10_000, 'pairing code');
+    expect(offer.content).toMatch(/^🔐 This group isn't approved yet\./);
+    const code = /pairing code \*\*(\S+)\*\*/.exec(offer.content)![1];
+    expect(tooled(wd)).toHaveLength(0);
+    expect((await wd.admin(`/api/pairing/${code}/approve`, { method: 'POST' })).status).toBe(200);
+    await wd.dc.waitFor(() => inThread(wd.dc, first.id).find((m) => m.content.startsWith('✅ This group is approved')), 10_000, 'approval notice');
+
+    wd.model.enqueue(turn({ text: 'Hello, group.' }));
+    const again = wd.dc.mention('general', 'bob', 'hello again');
+    await wd.dc.waitFor(() => inThread(wd.dc, again.id).find((m) => isFinal(m) && m.content === 'Hello, group.'), 10_000, 'the answer');
+  });
+
   it('surfaces a permission the bot lacks to the operator: logged at error and marked on the session', async () => {
     const wd = await world();
     wd.dc.setBotPermissions('general', { deny: ['SendMessagesInThreads'] });
