@@ -1,11 +1,9 @@
 /**
- * One end-to-end Discord world per test: a temp dir, the fake Discord platform (REST + gateway websocket,
- * real rate limits and interaction windows), the fake OpenAI server and the real gateway process started on
- * them through the public environment contract only (PENGUIN_HOME, DISCORD_BOT_TOKEN / DISCORD_API_URL,
- * OPENAI_*, PENGUIN_* and a config file). `start()` resolves once the bot is connected and its slash
- * commands are registered (events before that would reach nobody). Helpers read the conversation as a
- * user sees it: the `/ask` reply and its thread. `close()` kills every gateway, stops the fakes, removes
- * the temp dir, even after a failure.
+ * One end-to-end Discord world per test: a temp dir, the fake Discord platform, the fake OpenAI server and
+ * the real gateway process started on them through the public environment only (PENGUIN_HOME,
+ * DISCORD_BOT_TOKEN / DISCORD_API_URL, OPENAI_*, PENGUIN_*, a config file). `start()` resolves once the bot
+ * is connected with its slash commands registered; helpers read the `/ask` reply and its thread as a user
+ * sees them. `close()` kills every gateway, stops the fakes and removes the temp dir, even after a failure.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

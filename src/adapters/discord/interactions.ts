@@ -1,11 +1,9 @@
 /**
- * InteractionDesk: slash commands and button clicks, each acted on once. A slash command is acknowledged
- * first, within Discord's 3 s, with a deferred reply, then handed to the gateway as the message it stands
- * for (`/ask`'s prompt, or `/new` `/stop` `/mode <m>` `/status`); in a channel, `/ask` plans a thread on
- * its reply. Once the gateway has handled it, a reply nothing claimed is settled: confirmed when the
- * command acted silently (e.g. `/stop`), removed when the gateway stayed silent. A click becomes an
- * ActionEvent whose `answer()` acknowledges it (deferred update, or an ephemeral notice such as "not
- * yours"); if the gateway is slow to answer, the click is acknowledged anyway before the window closes.
+ * InteractionDesk: slash commands and button clicks, each acted on once. A command is acknowledged first,
+ * within Discord's 3 s, with a deferred reply, then handed to the gateway as the message it stands for
+ * (`/ask`'s prompt, or `/new` `/stop` `/mode <m>` `/status`); in a channel, `/ask` plans a thread on its
+ * reply. Once handled, a reply nothing claimed is confirmed (the command acted silently) or removed (the
+ * gateway stayed silent). A click is an ActionEvent whose `answer()` acknowledges it, or the desk does.
  */
 import type { Logger } from 'pino';
 import type { Clock, TimerHandle } from '../contract/clock';
