@@ -23,6 +23,8 @@ export interface ColdStartResult {
   platform: PlatformName;
   /** /readyz listed the Telegram adapter as connected (the build wires it). */
   telegramConnected: boolean;
+  /** The chat adapters /readyz listed as connected in the first run (e.g. ['telegram', 'web']). */
+  adapters: string[];
   runs: number;
   readyMs: number[];
   listeningMs: number[];
@@ -37,11 +39,11 @@ export async function runColdStart(o: ColdStartOptions): Promise<ColdStartResult
   const ready: number[] = [];
   const listening: number[] = [];
   const idle: number[] = [];
-  let telegramConnected = false;
+  let adapters: string[] = [];
   for (let i = 0; i < o.runs; i++) {
     const rig = await openRig(o.platform);
     try {
-      if (i === 0 && o.platform === 'telegram') telegramConnected = await adapterConnected(rig.gw.url, 'telegram');
+      if (i === 0) adapters = await connectedAdapters(rig.gw.url);
       ready.push(rig.gw.readyMs);
       listening.push(rig.gw.listeningMs);
       await sleep(o.idleMs);
@@ -50,12 +52,12 @@ export async function runColdStart(o: ColdStartOptions): Promise<ColdStartResult
       await rig.close();
     }
   }
-  return { platform: o.platform, telegramConnected, runs: o.runs, readyMs: ready, listeningMs: listening, idleRssBytes: idle, medianReadyMs: median(ready), minReadyMs: Math.min(...ready), medianIdleRssBytes: median(idle) };
+  return { platform: o.platform, telegramConnected: adapters.includes('telegram'), adapters, runs: o.runs, readyMs: ready, listeningMs: listening, idleRssBytes: idle, medianReadyMs: median(ready), minReadyMs: Math.min(...ready), medianIdleRssBytes: median(idle) };
 }
 
-async function adapterConnected(url: string, name: string): Promise<boolean> {
+async function connectedAdapters(url: string): Promise<string[]> {
   const body = (await (await fetch(`${url}/readyz`)).json()) as { adapters?: { name: string; state: string }[] };
-  return body.adapters?.some((a) => a.name === name && a.state === 'connected') ?? false;
+  return (body.adapters ?? []).filter((a) => a.state === 'connected').map((a) => a.name);
 }
 
 export interface SessionsOptions {

@@ -55,6 +55,8 @@ export interface BenchResults {
   trace?: TraceThroughputResult;
   /** The Slack row set, measured next to the main platform's (absent when Slack is the main platform). */
   slack?: { overhead?: OverheadResult; streaming?: StreamingResult; threads?: ScaleResult };
+  /** The Discord row set, measured next to the main platform's (absent when Discord is the main platform). */
+  discord?: { overhead?: OverheadResult; streaming?: StreamingResult };
   issues: SectionIssue[];
 }
 
@@ -69,7 +71,7 @@ const fmtInt = (n: number): string => (Number.isFinite(n) ? Math.round(n).toLoca
 const count = (n: number, noun: string): string => `${fmtInt(n)} ${noun}${n === 1 ? '' : 's'}`;
 const med = (s: Summary): string => `median ${ms(s.median)} · p99 ${ms(s.p99)}`;
 const check = (ok: boolean): Verdict => (ok ? 'pass' : 'fail');
-const PLATFORM_LABEL: Record<PlatformName, string> = { telegram: 'Telegram (fake Bot API)', slack: 'Slack (fake Web API + signed events)', web: 'web playground' };
+const PLATFORM_LABEL: Record<PlatformName, string> = { telegram: 'Telegram (fake Bot API)', slack: 'Slack (fake Web API + signed events)', discord: 'Discord (fake platform)', web: 'web playground' };
 const platformLabel = (p: PlatformName): string => PLATFORM_LABEL[p];
 
 /** The row of a measurement that did not run: the reason is listed once under the table. */
@@ -79,11 +81,18 @@ function issueRow(r: BenchResults, section: string, area: string, name: string, 
   return { area, name, setup: '', result: issue.kind === 'blocked' ? `not measured: see ${section} below` : issue.message, goal, verdict: issue.kind };
 }
 
-function overheadRows(r: BenchResults): Row[] {
-  const names = ['inbound → first outbound call', 'inbound → complete reply (instant model)', 'model done → complete reply (instant model)'];
+/** A set of overhead or streaming rows: the main platform's, or the Discord set (its names end in " (Discord)"). */
+interface RowSet {
+  section: string;
+  suffix: string;
+}
+const MAIN = (section: string): RowSet => ({ section, suffix: '' });
+const DISCORD_SET = (section: string): RowSet => ({ section: `discord-${section}`, suffix: ' (Discord)' });
+
+function overheadRows(r: BenchResults, o: OverheadResult | undefined, set: RowSet): Row[] {
+  const names = ['inbound → first outbound call', 'inbound → complete reply (instant model)', 'model done → complete reply (instant model)'].map((n) => n + set.suffix);
   const goals = ['≤ 20 ms median', '—', '≤ 0.6 s median (DM)'];
-  const o = r.overhead;
-  if (!o) return names.map((n, i) => issueRow(r, 'overhead', 'Overhead', n, goals[i])).filter((x): x is Row => !!x);
+  if (!o) return names.map((n, i) => issueRow(r, set.section, 'Overhead', n, goals[i])).filter((x): x is Row => !!x);
   const setup = `${o.completed}/${o.messages} msgs, one at a time, ${platformLabel(o.platform)}`;
   return [
     { area: 'Overhead', name: names[0], setup, result: `${med(o.firstOutbound)} (first call: ${o.firstOutboundKind})`, goal: goals[0], verdict: check(o.firstOutbound.median <= 20) },
@@ -92,21 +101,20 @@ function overheadRows(r: BenchResults): Row[] {
   ];
 }
 
-function streamingRows(r: BenchResults): Row[] {
+function streamingRows(r: BenchResults, s: StreamingResult | undefined, set: RowSet): Row[] {
   const kinds: StreamingChatResult['chat'][] = ['dm', 'group'];
   const rows: Row[] = [];
   for (const chat of kinds) {
     const label = chat === 'dm' ? 'DM' : 'group';
-    const names = [`stream: platform calls (${label})`, `stream: token → visible (${label})`, `stream: model done → complete (${label})`];
-    const c = r.streaming?.chats.find((x) => x.chat === chat);
-    if (!r.streaming || !c) {
+    const names = [`stream: platform calls (${label})`, `stream: token → visible (${label})`, `stream: model done → complete (${label})`].map((n) => n + set.suffix);
+    const c = s?.chats.find((x) => x.chat === chat);
+    if (!s || !c) {
       for (const n of names) {
-        const row = issueRow(r, 'streaming', 'Streaming', n, '≤ interval + 50 ms');
+        const row = issueRow(r, set.section, 'Streaming', n, '≤ interval + 50 ms');
         if (row) rows.push(row);
       }
       continue;
     }
-    const s = r.streaming;
     const setup = `${fmtInt(c.tokens)} tokens @ ${s.tokensPerSecond} tok/s (${round(c.streamMs / 1000, 1)} s), ${platformLabel(s.platform)}; floor ${fmtInt(c.intervalMs)} ms`;
     const k = c.calls;
     const parts = [k.draft && count(k.draft, 'draft'), k.post && count(k.post, 'send'), k.edit && count(k.edit, 'edit')].filter(Boolean).join(' + ');
@@ -191,7 +199,7 @@ function footprintRows(r: BenchResults): Row[] {
   const rows: Row[] = [];
   const c = r.coldStart;
   if (c) {
-    const setup = `median of ${c.runs} fresh processes; adapters: ${c.telegramConnected ? 'Telegram (fake Bot API) + web playground' : 'web playground'}`;
+    const setup = `median of ${c.runs} fresh processes; adapters: ${c.adapters.map((a) => PLATFORM_LABEL[a as PlatformName] ?? a).join(' + ')}`;
     rows.push({ area: 'Footprint', name: 'cold start → ready', setup, result: `${ms(c.medianReadyMs)}, fastest ${ms(c.minReadyMs)} (spawn → /readyz green)`, goal: '≤ 0.8 s', verdict: check(c.medianReadyMs <= 800) });
     rows.push({ area: 'Footprint', name: 'idle RSS after start', setup, result: mb(c.medianIdleRssBytes), goal: '≤ 90 MB', verdict: check(c.medianIdleRssBytes <= 90 * 2 ** 20) });
   } else {
@@ -268,9 +276,26 @@ function slackRows(r: BenchResults): Row[] {
   return rows;
 }
 
-export function reportRows(r: BenchResults): Row[] {
-  return [...overheadRows(r), ...streamingRows(r), ...scaleRows(r), ...dmRows(r), ...slackRows(r), ...footprintRows(r), ...coreRows(r)];
+/** The Discord set, when it was planned (it ran, or its sections left an issue). */
+function discordRows(r: BenchResults): Row[] {
+  const planned = r.discord !== undefined || r.issues.some((i) => i.section.startsWith('discord-'));
+  if (!planned) return [];
+  return [...overheadRows(r, r.discord?.overhead, DISCORD_SET('overhead')), ...streamingRows(r, r.discord?.streaming, DISCORD_SET('streaming'))];
 }
+
+export function reportRows(r: BenchResults): Row[] {
+  return [
+    ...overheadRows(r, r.overhead, MAIN('overhead')), ...streamingRows(r, r.streaming, MAIN('streaming')), ...discordRows(r),
+    ...scaleRows(r), ...dmRows(r), ...slackRows(r), ...footprintRows(r), ...coreRows(r),
+  ];
+}
+
+const PLATFORM_PATH: Record<PlatformName, string> = {
+  slack: "fake Slack on 127.0.0.1 enforcing Slack's per-method workspace limits (429 + Retry-After)",
+  telegram: 'fake Telegram Bot API on 127.0.0.1 enforcing 1 msg/s per chat and 30 msg/s per bot (429 + retry_after)',
+  discord: 'fake Discord (REST + gateway websocket) on 127.0.0.1 enforcing 5 writes per 5 s per channel and 50 req/s per bot (429 + retry_after)',
+  web: 'web playground (the Telegram adapter is not wired into this build, so Telegram measurements are marked blocked)',
+};
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
@@ -282,7 +307,7 @@ export function renderReport(r: BenchResults): string {
     `- Date: ${m.date} · duration ${Math.round(r.seconds)} s`,
     `- Machine: ${m.cpu} · ${m.cores} cores · ${m.ramGiB} GiB RAM · ${m.os} · load average ${m.loadAvg1m} at start`,
     `- Node: ${m.node}`,
-    `- Platform path: ${r.platform === 'telegram' ? 'fake Telegram Bot API on 127.0.0.1 enforcing 1 msg/s per chat and 30 msg/s per bot (429 + retry_after)' : r.platform === 'slack' ? "fake Slack on 127.0.0.1 enforcing Slack's per-method workspace limits (429 + Retry-After)" : 'web playground (the Telegram adapter is not wired into this build, so Telegram measurements are marked blocked)'}; fake OpenAI-compatible model streaming on 127.0.0.1`,
+    `- Platform path: ${PLATFORM_PATH[r.platform]}${r.discord ? `; the rows marked (Discord): ${PLATFORM_PATH.discord}` : ''}; fake OpenAI-compatible model streaming on 127.0.0.1`,
     ...(r.slack ? ["- Slack rows: the fake Slack on 127.0.0.1 with Slack's per-method workspace limits (chat.update 50/min, stream start/stop 20/min, appends 100/min; 429 + Retry-After), events signed and delivered over HTTP"] : []),
     '- The gateway is the built CLI (`node dist/src/gateway/cli.js start`) in a fresh process and temp home per scenario, measured from outside',
     '',

@@ -1,9 +1,11 @@
 /**
  * `npm run bench` (after tsc): runs every benchmark in order against the built gateway and prints the
- * Markdown report on stdout (progress goes to stderr). `--quick` runs a reduced set in well under 30 s;
- * `--platform=web|telegram|slack` skips the detection of the Telegram adapter (slack: the platform rows run on
- * the fake Slack); unless the platform is Slack, a Slack row set (overhead, a streamed thread reply, threads
- * at once) follows the main platform's; `--json` appends the raw results.
+ * Markdown report on stdout (progress goes to stderr). `--quick` runs a reduced set in well under a minute;
+ * `--platform=web|telegram|slack|discord` skips the detection of the Telegram adapter (slack/discord: the
+ * platform rows run on that fake); unless the platform is Slack, a Slack row set (overhead, a streamed
+ * thread reply, threads at once) follows the main platform's, and with Telegram as the platform the
+ * overhead and streaming scenarios also run against the fake Discord (the "(Discord)" rows); `--json`
+ * appends the raw results.
  * `runBench()` is the same in-process (the smoke test uses it). Every scenario is bounded by counts and
  * deadlines, uses 127.0.0.1 only, and child processes and temp dirs are cleaned up even when one fails.
  */
@@ -42,6 +44,8 @@ export const PLAN = {
     sessionsExchange: { sessions: 1000, warm: 50, concurrency: 16, settleMs: 2000 },
     engine: { messages: 10_000, traceRecords: 10_000, runs: 5 },
     trace: { records: 10_000, runs: 3 },
+    // more chats than Telegram's 20: each Discord channel takes one new message per 1.2 s
+    discord: { overhead: { messages: 200, chats: 40 }, streaming: { tokensPerSecond: 50, seconds: 20 } },
   },
   quick: {
     coldStart: { runs: 1, idleMs: 300 },
@@ -55,6 +59,7 @@ export const PLAN = {
     sessionsExchange: { sessions: 15, warm: 5, concurrency: 8, settleMs: 200 },
     engine: { messages: 1000, traceRecords: 1000, runs: 1 },
     trace: { records: 2000, runs: 1 },
+    discord: { overhead: { messages: 10, chats: 20 }, streaming: { tokensPerSecond: 50, seconds: 2 } },
   },
 };
 
@@ -98,7 +103,8 @@ export async function runBench(opts: BenchOptions = {}): Promise<{ results: Benc
     results.platform = opts.platform ?? (results.telegramWired ? 'telegram' : 'web');
     const platform = results.platform;
     const telegram = platform === 'telegram';
-    const blocked = (name: string, what: string) => issues.push({ section: name, kind: 'blocked', message: `${what} needs the Telegram adapter, which this build does not wire into the gateway` });
+    const why = platform === 'slack' || platform === 'discord' ? `is specified against Telegram's limits (run without --platform=${platform})` : 'needs the Telegram adapter, which this build does not wire into the gateway';
+    const blocked = (name: string, what: string) => issues.push({ section: name, kind: 'blocked', message: `${what} ${why}` });
 
     await section('overhead', async () => {
       results.overhead = await runOverhead({ platform, ...plan.overhead });
@@ -106,6 +112,16 @@ export async function runBench(opts: BenchOptions = {}): Promise<{ results: Benc
     await section('streaming', async () => {
       results.streaming = await runStreaming({ platform, ...plan.streaming });
     });
+    if (telegram) {
+      const discord: NonNullable<BenchResults['discord']> = {};
+      results.discord = discord;
+      await section('discord-overhead', async () => {
+        discord.overhead = await runOverhead({ platform: 'discord', ...plan.discord.overhead });
+      });
+      await section('discord-streaming', async () => {
+        discord.streaming = await runStreaming({ platform: 'discord', ...plan.discord.streaming });
+      });
+    }
     for (const chats of plan.scale.tiers) {
       if (!telegram) {
         blocked(`scale-${chats}`, `${chats} concurrent chats against Telegram's real limits`);
@@ -158,8 +174,8 @@ function parseArgs(argv: string[]): BenchOptions & { json: boolean } {
   for (const a of argv) {
     if (a === '--quick') out.quick = true;
     else if (a === '--json') out.json = true;
-    else if (a === '--platform=web' || a === '--platform=telegram' || a === '--platform=slack') out.platform = a.slice('--platform='.length) as PlatformName;
-    else throw new Error(`unknown argument ${JSON.stringify(a)} (expected --quick, --json, --platform=web|telegram|slack)`);
+    else if (['--platform=web', '--platform=telegram', '--platform=slack', '--platform=discord'].includes(a)) out.platform = a.slice('--platform='.length) as PlatformName;
+    else throw new Error(`unknown argument ${JSON.stringify(a)} (expected --quick, --json, --platform=web|telegram|slack|discord)`);
   }
   return out;
 }

@@ -1,7 +1,7 @@
 /**
  * The gateway as a black box: `node dist/src/gateway/cli.js start` on a fresh temp PENGUIN_HOME, driven only
  * through the public environment contract (random port, open DM policy, the bench model as its OpenAI
- * endpoint, optionally a fake Telegram), spawned by the e2e suite's `spawnGateway`. `startGateway` resolves
+ * endpoint, optionally a fake Telegram or Discord), spawned by the e2e suite's `spawnGateway`. `startGateway` resolves
  * once /readyz is green and reports how long that took from spawn; `stop()` sends SIGTERM (SIGKILL after a
  * deadline) and removes the temp dir.
  */
@@ -20,6 +20,7 @@ export interface GatewayStartOptions {
   telegram?: { token: string; apiRoot: string };
   /** The fake Slack: bot token + signing secret (HTTP events at /slack/events) and its Web API root. */
   slack?: { botToken: string; signingSecret: string; apiUrl: string };
+  discord?: { token: string; apiUrl: string };
   /** Give up waiting for readiness after this long (default 30 s). */
   readyTimeoutMs?: number;
   /** Extra node flags for the gateway (default: BENCH_GATEWAY_NODE_ARGS, space-separated, e.g. `--cpu-prof`). */
@@ -67,6 +68,10 @@ export async function startGateway(o: GatewayStartOptions): Promise<GatewayProce
     env.SLACK_BOT_TOKEN = o.slack.botToken;
     env.SLACK_SIGNING_SECRET = o.slack.signingSecret;
     env.SLACK_API_URL = o.slack.apiUrl;
+  }
+  if (o.discord) {
+    env.DISCORD_BOT_TOKEN = o.discord.token;
+    env.DISCORD_API_URL = o.discord.apiUrl;
   }
   const nodeArgs = o.nodeArgs ?? (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
   const readyTimeoutMs = o.readyTimeoutMs ?? 30_000;

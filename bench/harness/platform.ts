@@ -1,5 +1,5 @@
 /**
- * What a benchmark sees of a chat platform, the same for the fake Telegram, the fake Slack and the web playground: it sends
+ * What a benchmark sees of a chat platform, the same for the fake Telegram, the fake Slack, the fake Discord and the web playground: it sends
  * a user message into a chat, learns when the gateway received it ('inbound'), and observes every
  * outbound call the gateway makes for a chat ('outbound': typing, post, edit or draft, with the text shown,
  * whether the Stop button is still there, and whether the platform answered 429). Times are performance.now().
@@ -13,7 +13,7 @@ export interface OutboundCall {
   chat: string;
   kind: OutKind;
   at: number;
-  /** Text as sent (HTML on Telegram, Markdown on the web); '' for typing. */
+  /** Text as sent (HTML on Telegram, Discord Markdown, Markdown on the web); '' for typing. */
   text: string;
   /** The message still carries buttons (Stop while the Task runs). */
   hasButtons: boolean;
@@ -36,9 +36,9 @@ export interface PlatformTotals {
 }
 
 export interface PlatformDriver extends EventEmitter {
-  readonly name: 'telegram' | 'web' | 'slack';
+  readonly name: 'telegram' | 'web' | 'slack' | 'discord';
   /** Gateway options this platform needs (the fake's API root and token). */
-  gatewayOptions(): { telegram?: { token: string; apiRoot: string }; slack?: { botToken: string; signingSecret: string; apiUrl: string } };
+  gatewayOptions(): { telegram?: { token: string; apiRoot: string }; slack?: { botToken: string; signingSecret: string; apiUrl: string }; discord?: { token: string; apiUrl: string } };
   /** Called once the gateway is ready. */
   attach(gw: GatewayProcess): Promise<void>;
   /** A user writes `text` in chat `chat` (a DM unless `group`); resolves when it was handed over. */

@@ -1,5 +1,5 @@
 /**
- * One benchmark setup: the bench model server, a platform driver (fake Telegram, fake Slack or the web playground) and
+ * One benchmark setup: the bench model server, a platform driver (fake Telegram, fake Slack, fake Discord or the web playground) and
  * a fresh gateway process wired to both, plus a ReplyObserver. `close()` stops all three in reverse order
  * and is safe to call after a failed start. `plans` maps the `bench:<id>` tags a scenario sends to the
  * stream each request gets.
@@ -8,11 +8,12 @@ import { BenchModelServer, type StreamPlan } from './model-server';
 import { startGateway, type GatewayProcess } from './gateway-process';
 import type { PlatformDriver } from './platform';
 import { ReplyObserver } from './replies';
+import { DiscordDriver } from './discord-driver';
 import { SlackDriver } from './slack-driver';
 import { TelegramDriver } from './telegram-driver';
 import { WebDriver } from './web-driver';
 
-export type PlatformName = 'telegram' | 'web' | 'slack';
+export type PlatformName = 'telegram' | 'web' | 'slack' | 'discord';
 
 export interface Rig {
   readonly platform: PlatformName;
@@ -45,6 +46,10 @@ export async function openRig(platform: PlatformName): Promise<Rig> {
       const sl = new SlackDriver();
       driver = sl;
       await sl.start();
+    } else if (platform === 'discord') {
+      const dc = new DiscordDriver();
+      driver = dc;
+      await dc.start();
     } else {
       driver = new WebDriver();
     }

@@ -20,7 +20,6 @@ export const startGateway: StartGateway = async (opts) => {
     stdout: opts.stdout,
     platforms: (ctx) => buildPlatforms(opts.config, ctx),
   });
-  opts.stdout.write(`penguin-gateway listening on ${gateway.url}\n`);
   const done = new Promise<number>((resolve) => {
     let signals = 0;
     const onSignal = (signal: NodeJS.Signals) => {
@@ -45,5 +44,7 @@ export const startGateway: StartGateway = async (opts) => {
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
   });
+  // Said only once the signal handlers are in place: whoever waits for this line may stop the process at once.
+  opts.stdout.write(`penguin-gateway listening on ${gateway.url}\n`);
   return { done };
 };

@@ -6,17 +6,23 @@
  */
 import type { RequestHandler } from 'express';
 import type { AdapterBinding, BindingDeps } from '../adapters/contract/binding';
-import { createSlackBinding } from '../adapters/slack';
-import { createTelegramBinding } from '../adapters/telegram';
+import type * as DiscordAdapter from '../adapters/discord';
+import type * as SlackAdapter from '../adapters/slack';
+import type * as TelegramAdapter from '../adapters/telegram';
 import { createWebBinding } from '../adapters/web';
 import type { ChatPlatform, GatewayConfig } from './config';
 import type { GatewayStore } from './store';
 import type { Logger } from './logger';
 
-/** The chat platforms this build can run, each from its config section. */
+/**
+ * The chat platforms this build can run, each from its config section. Each adapter (and its SDK) is
+ * loaded only when its platform is configured: discord.js alone adds ~40 MB to an idle process, Bolt and
+ * grammY less but not nothing.
+ */
 export const PLATFORM_BINDINGS: Partial<Record<ChatPlatform, (config: GatewayConfig, deps: BindingDeps) => AdapterBinding>> = {
-  telegram: (c, d) => createTelegramBinding(c.telegram, d),
-  slack: (c, d) => createSlackBinding(c.slack, d),
+  telegram: (c, d) => (require('../adapters/telegram') as typeof TelegramAdapter).createTelegramBinding(c.telegram, d),
+  slack: (c, d) => (require('../adapters/slack') as typeof SlackAdapter).createSlackBinding(c.slack, d),
+  discord: (c, d) => (require('../adapters/discord') as typeof DiscordAdapter).createDiscordBinding(c.discord, d),
 };
 
 /** `ctx.auth` is the admin guard (bearer token or dashboard login with CSRF) the playground routes sit behind. */

@@ -1,7 +1,8 @@
 /**
  * Smoke test of the benchmark suite: `runBench({quick: true})` runs every scenario in its reduced size
  * against the built gateway and renders the Markdown report with the header and one row per measurement
- * (Telegram rows are either measured or explicitly marked blocked). It checks shape, never timings.
+ * (Telegram rows are either measured or explicitly marked blocked; with Telegram, the Discord row set next
+ * to them). It checks shape, never timings.
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -68,6 +69,10 @@ describe('npm run bench -- --quick', () => {
     }
     if (results.platform !== 'telegram') {
       expect(rows.filter((r) => r.name.startsWith('scale (')).every((r) => r.verdict === 'blocked')).toBe(true);
+    } else {
+      // next to Telegram's, the overhead and streaming rows measured against the fake Discord
+      const discord = rows.filter((r) => r.name.endsWith(' (Discord)')).map((r) => r.name.replace(/ \(Discord\)$/, ''));
+      expect(discord).toEqual(rows.filter((r) => r.area === 'Overhead' || r.area === 'Streaming').map((r) => r.name).filter((n) => !n.endsWith(' (Discord)')));
     }
   }, 90_000);
 });

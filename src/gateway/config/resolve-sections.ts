@@ -90,6 +90,8 @@ function discordSection(dc: FileConfig['discord'], ev: EnvValues): DiscordConfig
     group_policy: groupPolicy(dc.group_policy, 'discord', ev),
     streaming: dc.streaming,
     api_url: ev.discordApiUrl ?? dc.api_url ?? DEFAULTS.discordApiUrl,
+    guild_ids: dc.guild_ids,
+    message_content: dc.message_content,
     ...compact({ bot_token: ev.discordBotToken }),
   };
 }

@@ -140,6 +140,10 @@ const discordSection = z
     dm_policy: dmPolicy,
     group_policy: groupPolicy,
     api_url: httpUrl('the REST API root').optional(),
+    /** Register the slash commands in these guilds only (instant, for development); empty = globally. */
+    guild_ids: z.array(idString, { error: 'expected a list of guild ids' }).default([]),
+    /** Ask for the privileged Message Content intent (follow-ups in bot threads without a mention). */
+    message_content: z.boolean().default(false),
     streaming: streaming(DEFAULTS.streaming.discord),
   })
   .prefault({});

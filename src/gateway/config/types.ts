@@ -47,6 +47,10 @@ export interface SlackConfig extends ChatPlatformBase {
 export interface DiscordConfig extends ChatPlatformBase {
   bot_token?: string;
   api_url: string;
+  /** Guilds whose slash commands are registered per guild (development); empty = global commands. */
+  guild_ids: string[];
+  /** Whether the privileged Message Content intent is requested. */
+  message_content: boolean;
 }
 
 export interface WebConfig {

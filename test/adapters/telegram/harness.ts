@@ -4,13 +4,11 @@
  * faster, shared by the fake's flood control and the adapter side's governor and writer, so the real
  * Telegram budgets (1/s per chat, retry_after in seconds) play out in milliseconds. `cleanup()` stops all.
  */
-import { EventEmitter } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import express, { type Express } from 'express';
 import type { Clock, TimerHandle } from '../../../src/adapters/contract/clock';
-import type { ActionEvent, InboundHandler, InboundMessage } from '../../../src/adapters/contract/messages';
 import { TelegramAdapter } from '../../../src/adapters/telegram/adapter';
 import type { TelegramAdapterConfig } from '../../../src/adapters/telegram/config';
 import { FakeTelegramServer, type FakeTelegramOptions } from '../../fakes/telegram-server';
@@ -29,48 +27,7 @@ export class ScaledClock implements Clock {
   }
 }
 
-/** Records what the adapter delivers; `onMessage`/`onAction` hooks let a test act on an event. */
-export class RecordingHandler extends EventEmitter implements InboundHandler {
-  readonly messages: InboundMessage[] = [];
-  readonly actions: ActionEvent[] = [];
-  onMessageHook?: (m: InboundMessage) => Promise<void>;
-  onActionHook?: (a: ActionEvent) => Promise<void>;
-
-  async onMessage(m: InboundMessage): Promise<void> {
-    await this.onMessageHook?.(m);
-    this.messages.push(m);
-    this.emit('event');
-  }
-
-  async onAction(a: ActionEvent): Promise<void> {
-    await this.onActionHook?.(a);
-    this.actions.push(a);
-    this.emit('event');
-  }
-
-  /** Resolves once `predicate` holds, re-checked after every delivered event. */
-  waitFor<T>(predicate: () => T | undefined | false, label: string, timeoutMs = 5_000): Promise<T> {
-    const first = predicate();
-    if (first) return Promise.resolve(first);
-    return new Promise<T>((resolve, reject) => {
-      const check = () => {
-        const v = predicate();
-        if (!v) return;
-        cleanup();
-        resolve(v);
-      };
-      const timer = setTimeout(() => {
-        cleanup();
-        reject(new Error(`timed out waiting for ${label}; got ${this.messages.length} messages, ${this.actions.length} actions`));
-      }, timeoutMs);
-      const cleanup = () => {
-        clearTimeout(timer);
-        this.off('event', check);
-      };
-      this.on('event', check);
-    });
-  }
-}
+export { RecordingHandler } from '../helpers/recording-handler';
 
 export interface Harness {
   server: FakeTelegramServer;

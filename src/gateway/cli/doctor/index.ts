@@ -12,8 +12,9 @@ import { EXIT_FAILED, EXIT_OK, line, type CliIO } from '../io';
 import { checkDatabase, checkHome, checkListen } from './local';
 import { checkModels } from './model';
 import { checkSandbox } from './sandbox';
+import { checkDiscord } from './discord';
 import { checkSchedules } from './schedules';
-import { checkDiscord, checkSlack, checkTelegram } from './platforms';
+import { checkSlack, checkTelegram } from './platforms';
 import { MARKS, type CheckResult } from './types';
 
 export const DEFAULT_DOCTOR_TIMEOUT_MS = 10_000;

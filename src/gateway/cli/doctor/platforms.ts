@@ -1,9 +1,9 @@
 /**
  * Doctor's platform checks: each configured bot token is tried with one real, read-only API call through
- * the configured API root — Telegram `getMe`, Slack `auth.test`, Discord `GET /v10/users/@me` — and the
- * answer is classified as ok, token rejected, unexpected answer or unreachable; for Slack, the scopes the
- * token was granted (X-OAuth-Scopes) are checked against the adapter's and any missing one is named. A
- * platform without credentials (or disabled in the config) is reported as not configured.
+ * the configured API root — Telegram `getMe`, Slack `auth.test` (Discord has its own file, discord.ts) —
+ * and the answer is classified as ok, token rejected, unexpected answer or unreachable; for Slack, the
+ * scopes the token was granted (X-OAuth-Scopes) are checked against the adapter's and any missing one is
+ * named. A platform without credentials (or disabled in the config) is reported as not configured.
  */
 import { missingScopes } from '../../../adapters/slack/scopes';
 import type { GatewayConfig } from '../../config';
@@ -55,20 +55,4 @@ export async function checkSlack(c: GatewayConfig['slack'], timeoutMs: number): 
     return { name, status: 'fail', detail: `${root} rejected the bot token (${error ?? `HTTP ${r.status}`})`, fix: 'set SLACK_BOT_TOKEN to the Bot User OAuth Token (xoxb-...) of the app installed in your workspace' };
   }
   return { name, status: 'fail', detail: `unexpected answer from ${root}auth.test (HTTP ${r.status}${error ? `: ${error}` : ''})`, fix: 'check SLACK_API_URL and try again' };
-}
-
-export async function checkDiscord(c: GatewayConfig['discord'], timeoutMs: number): Promise<CheckResult> {
-  const name = 'discord';
-  if (!c.enabled) return { name, status: 'skip', detail: 'disabled in the config (discord.enabled: false)' };
-  if (!c.bot_token) return { name, status: 'skip', detail: 'not configured (set DISCORD_BOT_TOKEN to enable it)' };
-  const root = trimSlash(c.api_url);
-  const r = await probe(`${root}/v10/users/@me`, { method: 'GET', headers: { authorization: `Bot ${c.bot_token}` } }, timeoutMs);
-  if (r.kind === 'network') return { name, status: 'fail', detail: `cannot reach ${root}: ${r.message}`, fix: 'check the network, or DISCORD_API_URL if you use a REST proxy' };
-  const id = str(field(r.json, 'id'));
-  if (r.status === 200 && id) return { name, status: 'ok', detail: `bot ${str(field(r.json, 'username')) ?? '?'} (id ${id}) via ${root}` };
-  const message = str(field(r.json, 'message')) ?? 'no message';
-  if (r.status === 401 || r.status === 403) {
-    return { name, status: 'fail', detail: `${root} rejected the bot token (HTTP ${r.status}: ${message})`, fix: 'set DISCORD_BOT_TOKEN to the token from the Developer Portal (Application → Bot → Reset Token)' };
-  }
-  return { name, status: 'fail', detail: `unexpected answer from ${root}/v10/users/@me (HTTP ${r.status}: ${message})`, fix: 'check DISCORD_API_URL and try again' };
 }

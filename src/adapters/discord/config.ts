@@ -1,0 +1,67 @@
+/**
+ * DiscordAdapterConfig: what the gateway hands the Discord adapter (from `config.discord` and the
+ * environment), validated with zod at the boundary so a bad value fails with the field's name. The REST
+ * root is given without a version (discord.js appends /v10); the websocket URL is discovered from it.
+ */
+import { z } from 'zod';
+import type { StreamingSettings } from '../contract/binding';
+
+export interface DiscordAdapterConfig {
+  botToken: string;
+  /** REST root without version, e.g. https://discord.com/api. */
+  apiUrl: string;
+  /** Register the slash commands in these guilds only (instant); empty = globally. */
+  guildIds: string[];
+  /** Request the privileged Message Content intent. */
+  messageContent: boolean;
+  /** Edit and typing pacing from the gateway config; absent = the platform's defaults (DISCORD_LIMITS). */
+  streaming?: StreamingSettings;
+}
+
+const ms = (what: string) => z.number({ error: `${what} must be a number of milliseconds` }).int().min(0, `${what} must not be negative`);
+export const snowflakeSchema = z.string({ error: 'expected a Discord id' }).regex(/^\d{1,20}$/, 'expected a Discord id (digits)');
+
+export const discordAdapterConfigSchema = z.object({
+  botToken: z
+    .string({ error: 'botToken must be a string' })
+    .regex(/^[A-Za-z0-9_+/=-]+(\.[A-Za-z0-9_+/=-]+)+$/, 'botToken must look like a Discord bot token (dot-separated, from the Developer Portal)'),
+  apiUrl: z.url({ error: 'apiUrl must be an http(s) URL' }).refine((u) => /^https?:\/\//i.test(u), 'apiUrl must be an http(s) URL'),
+  guildIds: z.array(snowflakeSchema, { error: 'guildIds must be a list of guild ids' }),
+  messageContent: z.boolean({ error: 'messageContent must be true or false' }),
+  streaming: z
+    .object({
+      dm_edit_interval_ms: ms('streaming.dm_edit_interval_ms'),
+      group_edit_interval_ms: ms('streaming.group_edit_interval_ms'),
+      typing_renew_ms: ms('streaming.typing_renew_ms'),
+    })
+    .optional(),
+});
+
+/** Validated config with the REST root normalised (no trailing slash); throws an Error naming every bad field. */
+export function parseDiscordConfig(input: DiscordAdapterConfig): DiscordAdapterConfig {
+  const r = discordAdapterConfigSchema.safeParse(input);
+  if (!r.success) {
+    throw new Error(`invalid Discord adapter config: ${r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
+  }
+  return { ...r.data, apiUrl: r.data.apiUrl.replace(/\/+$/, '') };
+}
+
+/** The gateway's `discord` config section, as data (the adapter does not import the gateway). */
+export interface DiscordSection {
+  bot_token?: string;
+  api_url: string;
+  guild_ids: string[];
+  message_content: boolean;
+  streaming: StreamingSettings;
+}
+
+export function discordConfigOf(s: DiscordSection): DiscordAdapterConfig {
+  return { botToken: s.bot_token ?? '', apiUrl: s.api_url, guildIds: s.guild_ids, messageContent: s.message_content, streaming: s.streaming };
+}
+
+/** The bot's user id, which a token's first segment carries in base64; used to name rate buckets before login. */
+export function botIdOfToken(token: string): string {
+  const first = token.split('.')[0] ?? '';
+  const decoded = Buffer.from(first, 'base64').toString('utf8');
+  return /^\d{5,20}$/.test(decoded) ? decoded : 'bot';
+}
