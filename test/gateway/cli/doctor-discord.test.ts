@@ -8,19 +8,25 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inviteUrl } from '../../../src/adapters/discord/invite';
 import { FakeDiscordServer, type FakeDiscordOptions } from '../../fakes/discord-server';
+import { FakeOpenAIServer } from '../../fakes/openai-server';
 import { cliEnv, type CliEnv } from './helpers';
 
 let dc: FakeDiscordServer;
+let model: FakeOpenAIServer;
 let c: CliEnv;
 afterEach(async () => {
   c?.cleanup();
   await dc?.stop();
+  await model?.stop();
 });
 
 async function setUp(options: FakeDiscordOptions, yaml: (guild: string) => string): Promise<{ root: string; guild: string }> {
   dc = new FakeDiscordServer(options);
   const { apiRoot, token } = await dc.start();
-  c = cliEnv({ DISCORD_BOT_TOKEN: token, DISCORD_API_URL: apiRoot });
+  // A working model endpoint, so the exit code speaks only of the Discord check.
+  model = new FakeOpenAIServer({ apiKey: 'sk-discord-doctor', models: ['gpt-test'] });
+  const { baseUrl } = await model.start();
+  c = cliEnv({ DISCORD_BOT_TOKEN: token, DISCORD_API_URL: apiRoot, OPENAI_API_KEY: 'sk-discord-doctor', OPENAI_BASE_URL: baseUrl, PENGUIN_MODEL: 'gpt-test' });
   mkdirSync(join(c.dir, 'config'));
   writeFileSync(join(c.dir, 'config', 'gateway.yaml'), yaml(dc.defaultGuild.id));
   return { root: apiRoot, guild: dc.defaultGuild.id };
