@@ -1,8 +1,9 @@
 /**
  * The dashboard's end-to-end world: the real gateway process (built dist, no chat platform, only the web
  * playground) on a temp PENGUIN_HOME with the fake OpenAI-compatible model, and one headless Debian
- * Chromium driven by playwright-core, shared by every test of a file. `chromiumPath()` says whether the
- * browser is here (a CI run must have it: .ci/run installs the package). `close()` ends it all.
+ * Chromium driven by playwright-core, shared by every test of a file. `prepare(home)` writes into PENGUIN_HOME
+ * before the gateway starts (schedule files). `chromiumPath()` says whether the browser is here (a CI run must
+ * have it: .ci/run installs the package). `close()` ends it all.
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -33,7 +34,7 @@ export interface DashboardWorld {
   close(): Promise<void>;
 }
 
-export async function openDashboardWorld(): Promise<DashboardWorld> {
+export async function openDashboardWorld(o: { prepare?: (home: string) => Promise<void> } = {}): Promise<DashboardWorld> {
   const dir = await mkdtemp(join(tmpdir(), 'pg-e2e-dash-'));
   const model = new FakeOpenAIServer({ apiKey: MODEL_KEY, untooled: turn({ text: 'Dashboard test' }) });
   let browser: Browser | undefined;
@@ -42,6 +43,7 @@ export async function openDashboardWorld(): Promise<DashboardWorld> {
     const configFile = join(dir, 'gateway.yaml');
     await writeFile(configFile, stringify({ logging: { level: 'info' }, shutdown: { grace_ms: 3000 }, web: { streaming: { dm_edit_interval_ms: 100, group_edit_interval_ms: 100, typing_renew_ms: 4000 } } }));
     const home = join(dir, 'data');
+    await o.prepare?.(home);
     const gw = await spawnGateway({
       dir,
       env: {

@@ -3,18 +3,36 @@
  * when): a wrong token does not log in; the token does; every page opens without a console error (and is
  * screenshotted to dist/screenshots, or DASHBOARD_SCREENSHOTS); a playground reply streams; a tool approved
  * on the Approvals page changes the playground's card; the transcript shows the call and who decided; the
- * usage chart is drawn with the API's totals; the Schedules page handles every answer of the scheduler's
- * contract; state changes without the cookie or the CSRF token are refused; logout ends the login.
+ * usage chart is drawn with the API's totals; the Schedules page shows the scheduler's real files (an invalid
+ * one with its errors), Enable/Disable write the file, Run now runs (a third is refused) with the history and
+ * the playground showing the answer, and it says "No schedules" or that the scheduler is not running; state
+ * changes without the cookie or the CSRF token are refused; logout ends the login.
  */
 import { mkdirSync } from 'node:fs';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
-import { turn } from '../fakes/openai-server';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
+import { hang, turn } from '../fakes/openai-server';
+import { startHarness as startAdminHarness } from '../gateway/admin/helpers';
 import { assertGatewayBuilt } from './gateway-process';
 import { chromiumPath, DASHBOARD_TOKEN, openDashboardWorld, type DashboardWorld } from './dashboard-world';
 
 export const SCREENSHOT_DIR = process.env.DASHBOARD_SCREENSHOTS ?? resolve(__dirname, '../../dist/screenshots');
 const PAGES = ['overview', 'sessions', 'approvals', 'schedules', 'usage', 'access', 'deliveries', 'playground'];
+
+// Schedule files of the default agent, written before the gateway starts: one valid and disabled, whose first
+// slot (09:00 in Tokyo on 1 January 2099) is far enough away that only Run now fires it, and one invalid.
+const scheduleDir = (home: string) => join(home, 'default_project', 'agents', 'default_agent', 'agent_state', 'schedule');
+const DIGEST = 'default_project:default_agent:digest';
+const BROKEN = 'default_project:default_agent:broken';
+const CONVERSATION = 'sched-e2e';
+const DIGEST_TOML = `# the morning digest\nprompt = "Summarise the open pull requests"\nenabled = false\nstart_at = 2099-01-01T00:00:00Z\ncron = "0 9 * * *"\ntimezone = "Asia/Tokyo"\ndeliver_to = "web:${CONVERSATION}"\n`;
+const SCHEDULED_ANSWER = 'Good morning: two pull requests wait for review.';
+async function writeScheduleFiles(home: string): Promise<void> {
+  await mkdir(scheduleDir(home), { recursive: true });
+  await writeFile(join(scheduleDir(home), 'digest.toml'), DIGEST_TOML);
+  await writeFile(join(scheduleDir(home), 'broken.toml'), 'prompt = "p"\nstart_at = 2026-01-01T08:00:00Z\nperiod = "2m"\n');
+}
 
 // CI installs chromium (.ci/run); a developer machine without it skips, and says so.
 const browserHere = chromiumPath() !== undefined;
@@ -30,15 +48,26 @@ let page: Page;
 /** Console errors and uncaught exceptions of every page of the logged-in context. */
 const consoleErrors: string[] = [];
 
-function watch(p: Page): Page {
+function watch(p: Page, sink = consoleErrors): Page {
   p.on('console', (m) => {
-    if (m.type() !== 'error') return;
-    // This branch has no scheduler: its 404 is the answer the Schedules page is built to show.
-    if (/404/.test(m.text()) && /\/api\/schedules$/.test(m.location().url)) return;
-    consoleErrors.push(`${m.text()} @ ${m.location().url}`);
+    if (m.type() === 'error') sink.push(`${m.text()} @ ${m.location().url}`);
   });
-  p.on('pageerror', (e) => consoleErrors.push(`uncaught: ${e.message}`));
+  p.on('pageerror', (e) => sink.push(`uncaught: ${e.message}`));
   return p;
+}
+
+/** A Schedules table cell's text. */
+const cell = (row: Locator, col: string) => row.locator(`[data-col="${col}"]`).textContent();
+
+/** Polls an admin-API condition. */
+async function until<T>(label: string, probe: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${label}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 async function open(p: Page, path: string): Promise<void> {
@@ -52,8 +81,9 @@ describeBrowser('dashboard in headless Chromium', () => {
   beforeAll(async () => {
     assertGatewayBuilt();
     mkdirSync(SCREENSHOT_DIR, { recursive: true });
-    w = await openDashboardWorld();
-    ctx = await w.browser.newContext({ viewport: { width: 1280, height: 860 } });
+    w = await openDashboardWorld({ prepare: writeScheduleFiles });
+    // UTC, so a next fire shown in the schedule's own zone (Asia/Tokyo) differs from one shown in local time.
+    ctx = await w.browser.newContext({ viewport: { width: 1280, height: 860 }, timezoneId: 'UTC' });
     page = watch(await ctx.newPage());
   });
   afterAll(async () => {
@@ -191,36 +221,127 @@ describeBrowser('dashboard in headless Chromium', () => {
     await shot(page, 'usage');
   });
 
-  it('shows each answer of the scheduler contract: absent, empty, and a list whose buttons post with the CSRF token', async () => {
+  it('lists the schedule files: the valid one with when, where and approval, the invalid one with its errors and no buttons', async () => {
     await open(page, 'schedules');
-    await page.getByTestId('scheduler-unavailable').waitFor();
-
-    const sp = watch(await ctx.newPage());
-    await sp.route('**/api/schedules', (r) => r.fulfill({ json: { schedules: [] } }));
-    await sp.goto(`${w.gw.url}/#/schedules`);
-    await sp.getByTestId('no-schedules').waitFor();
-
-    const posted: { url: string; csrf?: string }[] = [];
-    await sp.unroute('**/api/schedules');
-    await sp.route('**/api/schedules', (r) => r.fulfill({ json: { schedules: [{ id: 'daily-report', name: 'daily-report', project_id: 'default_project', agent_id: 'default_agent', enabled: true, cron: '0 9 * * *', next_run_at: Date.now() + 3_600_000 }] } }));
-    await sp.route('**/api/schedules/daily-report/*', (r) => {
-      posted.push({ url: r.request().url(), csrf: r.request().headers()['x-csrf-token'] });
-      return r.fulfill({ json: { ok: true } });
-    });
-    await sp.route('**/api/schedules/daily-report/runs', (r) => r.fulfill({ json: { runs: [{ id: 1, slot: Date.now() - 86_400_000, status: 'completed', session_id: null, started_at: Date.now() - 86_400_000, duration_ms: 4200, error: null }] } }));
-    await sp.reload();
-    const row = sp.locator('tr[data-schedule="daily-report"]');
+    const row = page.locator(`tr[data-schedule="${DIGEST}"]`);
     await row.waitFor();
-    await row.getByRole('button', { name: 'Run now' }).click();
-    await row.getByRole('button', { name: 'Disable' }).click();
-    await row.getByRole('button', { name: 'daily-report' }).click();
-    await sp.getByText('4.2 s').waitFor();
-    expect(posted.map((p) => p.url.replace(w.gw.url, ''))).toEqual(['/api/schedules/daily-report/run', '/api/schedules/daily-report/disable']);
-    const session = await (await ctx.newPage()).request.get(`${w.gw.url}/api/auth/session`);
-    const csrf = (await session.json()).csrf as string;
-    expect(posted.every((p) => p.csrf === csrf)).toBe(true);
-    await sp.close();
+    expect(await cell(row, 'when')).toBe('0 9 * * * Asia/Tokyo');
+    expect(await cell(row, 'next')).toBe('— (disabled)');
+    expect(await cell(row, 'delivers')).toBe(`web:${CONVERSATION}`);
+    expect(await cell(row, 'approval')).toBe('read-onlyfile asks allow-all; ceiling read-only from the route\'s approval_mode');
+    expect(await cell(row, 'state')).toBe('disabled');
+    expect(await cell(row, 'last')).toBe('never');
+    expect(await row.getByRole('button').allTextContents()).toEqual(['digest', 'Enable', 'Run now']);
+
+    const bad = page.locator(`tr[data-schedule="${BROKEN}"]`);
+    expect(await bad.locator('li[data-path="period"]').textContent()).toMatch(/^period: expected .*at least 5 minutes.*, found string "2m"$/);
+    expect(await bad.textContent()).toContain(join(scheduleDir(w.home), 'broken.toml'));
+    expect(await bad.getByRole('button').count()).toBe(0);
+    await shot(page, 'schedules-files');
     expect(consoleErrors).toEqual([]);
+  });
+
+  it('Enable writes enabled = true into the file and shows the next fire in the schedule\'s time zone', async () => {
+    await open(page, 'schedules');
+    const row = page.locator(`tr[data-schedule="${DIGEST}"]`);
+    await row.getByRole('button', { name: 'Enable' }).click();
+    await row.getByRole('button', { name: 'Disable' }).waitFor();
+    expect(await cell(row, 'state')).toBe('enabled');
+    expect(await readFile(join(scheduleDir(w.home), 'digest.toml'), 'utf8')).toBe(DIGEST_TOML.replace('enabled = false', 'enabled = true'));
+    expect((await w.admin(`/api/schedules/${DIGEST}`)).body.schedule.next_fire_at).toBe('2099-01-01T00:00:00.000Z');
+    // The browser runs in UTC: 09:00 can only come from the schedule's own zone.
+    expect(await cell(row, 'next')).toMatch(/2099.*\b09:00 \(Asia\/Tokyo\)$/);
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it('Run now starts a run, a second waits and a third is refused as already queued; the history shows them end', async () => {
+    w.model.enqueue(hang(), turn({ text: SCHEDULED_ANSWER }));
+    // Only the third Run now may log an error (its 409): this page keeps its own list.
+    const errors: string[] = [];
+    const sp = watch(await ctx.newPage(), errors);
+    await sp.goto(`${w.gw.url}/#/schedules`);
+    const row = sp.locator(`tr[data-schedule="${DIGEST}"]`);
+    const runNow = row.getByRole('button', { name: 'Run now' });
+    await runNow.click();
+    await row.locator('[data-col="state"] .badge-running').waitFor();
+    await runNow.click();
+    await row.locator('[data-col="state"] .badge-queued').waitFor();
+    await runNow.click();
+    const refused = row.locator('.action .error');
+    await refused.waitFor();
+    expect(await refused.textContent()).toBe(`Already queued: ${DIGEST} is running and one run is already waiting`);
+    expect(errors).toEqual([expect.stringMatching(new RegExp(`status of 409 .* @ ${w.gw.url}/api/schedules/${encodeURIComponent(DIGEST)}/run$`))]);
+
+    await row.getByRole('button', { name: 'digest' }).click();
+    const [second, first] = (await w.admin(`/api/schedules/${DIGEST}/runs`)).body.runs as { id: number; status: string; kind: string }[];
+    expect([first.kind, second.kind]).toEqual(['manual', 'manual']);
+    await sp.locator(`tr[data-run="${first.id}"] .badge-running`).waitFor();
+    await sp.locator(`tr[data-run="${second.id}"] .badge-queued`).waitFor();
+    await shot(sp, 'schedules-running');
+
+    // The first run waits on a model that never answers: stop its session, and the waiting run gets the answer.
+    const sessionId = await until('the first run\'s session', async () => (await w.admin(`/api/schedules/${DIGEST}/runs`)).body.runs.find((r: { id: number }) => r.id === first.id)?.session_id);
+    await until('the first run stopped', async () => (await w.admin(`/api/sessions/${sessionId}/abort`, { method: 'POST' })).status === 200);
+    await sp.locator(`tr[data-run="${first.id}"] .badge-failed`).waitFor();
+    await sp.locator(`tr[data-run="${second.id}"] .badge-completed`).waitFor();
+    await row.locator('[data-col="last"] .badge-completed').waitFor();
+    expect(await sp.locator(`tr[data-run="${second.id}"] td`).nth(1).textContent()).toBe('manual');
+    await shot(sp, 'schedules-history');
+    await sp.close();
+    expect(errors).toHaveLength(1);
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it('shows the scheduled answer in the playground conversation the schedule delivers to', async () => {
+    await page.evaluate((c) => (globalThis as any).localStorage.setItem('penguin.playground.conversation', c), CONVERSATION);
+    await open(page, 'playground');
+    expect(await page.locator('.playground .card-head').textContent()).toContain(`conversation ${CONVERSATION}`);
+    await page.locator('.bubble.assistant.final', { hasText: SCHEDULED_ANSWER }).waitFor();
+    await shot(page, 'playground-scheduled');
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it('Disable writes enabled = false; with the files removed the page says "No schedules" and where they go', async () => {
+    await open(page, 'schedules');
+    const row = page.locator(`tr[data-schedule="${DIGEST}"]`);
+    await row.getByRole('button', { name: 'Disable' }).click();
+    await row.getByRole('button', { name: 'Enable' }).waitFor();
+    expect(await readFile(join(scheduleDir(w.home), 'digest.toml'), 'utf8')).toBe(DIGEST_TOML);
+    expect(await cell(row, 'next')).toBe('— (disabled)');
+
+    await rm(join(scheduleDir(w.home), 'digest.toml'));
+    await rm(join(scheduleDir(w.home), 'broken.toml'));
+    await until('the scheduler saw the files go', async () => (await w.admin('/api/schedules')).body.schedules.length === 0, 45_000);
+    const empty = page.getByTestId('no-schedules');
+    await empty.waitFor();
+    expect(await empty.textContent()).toMatch(/^No schedules\.A schedule is a file <PENGUIN_HOME>\/<project>\/agents\/<agent>\/agent_state\/schedule\/<name>\.toml /);
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it('says the scheduler is not running when the gateway answers 503 scheduler_unavailable', async () => {
+    // The real admin app over a runtime without a scheduler (a gateway whose scheduler failed to start).
+    const admin = await startAdminHarness({ env: { PENGUIN_ADMIN_TOKEN: DASHBOARD_TOKEN } });
+    const other = await w.browser.newContext();
+    try {
+      const errors: string[] = [];
+      const p = watch(await other.newPage(), errors);
+      await p.goto(admin.listener.url);
+      await p.getByLabel('Admin token').fill(DASHBOARD_TOKEN);
+      await p.getByRole('button', { name: 'Log in' }).click();
+      await p.locator('nav').waitFor();
+      await p.goto(`${admin.listener.url}/#/schedules`);
+      const banner = p.getByTestId('scheduler-unavailable');
+      await banner.waitFor();
+      expect(await banner.textContent()).toBe('The scheduler is not running (see the gateway log).');
+      expect(await p.getByRole('alert').count()).toBe(0);
+      // The browser logs the 503 itself (and, on this fresh origin, the favicon the gateway does not have); nothing else may fail.
+      const unavailable = (e: string) => /status of 503 .* @ http:\/\/127\.0\.0\.1:\d+\/api\/schedules$/.test(e);
+      expect(errors.filter(unavailable).length).toBeGreaterThan(0);
+      expect(errors.filter((e) => !unavailable(e) && !/ @ http:\/\/127\.0\.0\.1:\d+\/favicon\.ico$/.test(e))).toEqual([]);
+    } finally {
+      await other.close();
+      await admin.close();
+    }
   });
 
   it('works at a phone width', async () => {

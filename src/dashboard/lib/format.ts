@@ -1,5 +1,6 @@
 /**
- * Display helpers shared by the pages: times (absolute and "n s ago"), token counts and USD costs.
+ * Display helpers shared by the pages: times (absolute, in a given time zone, and "n s ago"), token counts
+ * and USD costs.
  */
 export function when(ms: number | null | undefined): string {
   if (!ms) return '—';
@@ -22,4 +23,10 @@ export function tokens(n: number): string {
 
 export function usd(cost: number | null): string {
   return cost === null ? '—' : `$${cost.toFixed(cost < 1 ? 4 : 2)}`;
+}
+
+/** An instant as the wall clock of an IANA time zone shows it, the zone named: `Thu, 01/01/2099, 09:00 (Asia/Tokyo)`. */
+export function whenIn(ms: number, timeZone: string): string {
+  const f = new Intl.DateTimeFormat(undefined, { timeZone, weekday: 'short', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+  return `${f.format(ms)} (${timeZone})`;
 }

@@ -32,3 +32,24 @@ export interface UsageReport { group: string; groups: UsageGroup[]; total: Usage
 export interface Pairing { code: string; platform: string; kind: string; user_id: string; user_name: string | null; state: string; created_at: number; expires_at: number }
 export interface Allowed { platform: string; kind: string; user_id: string; added_by: string | null; created_at: number }
 export interface WebMessage { id: string; author: 'bot' | 'user'; text: string; buttons: { label: string; payload: string; style?: string }[]; final: boolean; edits: number; createdAt: number }
+export type ApprovalMode = 'allow-all' | 'deny-all' | 'read-only' | 'always-ask';
+export interface ScheduleRun {
+  id: number; schedule_name: string; project_id: string; agent_id: string; slot: number; kind: 'slot' | 'manual';
+  status: 'queued' | 'running' | 'completed' | 'failed' | 'missed'; session_id: string | null; started_at: number | null;
+  ended_at: number | null; duration_ms: number | null; error: string | null; created_at: number;
+}
+export interface Schedule {
+  id: string; project: string; agent: string; name: string; file: string; valid: boolean;
+  errors: { path: string; expected: string; found: string }[];
+  /** This and every field below are null for an invalid file (running/queued are false). */
+  enabled: boolean | null; prompt: string | null;
+  schedule: { kind: 'cron'; cron: string; timezone: string } | { kind: 'period'; period: string } | { kind: 'once' } | null;
+  /** ISO 8601. */
+  start_at: string | null; end_at: string | null; next_fire_at: string | null;
+  deliver_to: string | null; delivers_to: string | null; session_id: string | null; delivery_problem: string | null;
+  approval: {
+    requested: ApprovalMode; ceiling: ApprovalMode; ceiling_from: 'operator_grant' | 'route_schedule_approval_mode' | 'bound_session' | 'route_approval_mode';
+    effective: ApprovalMode; grant?: 'active' | 'stale';
+  } | null;
+  max_duration_ms: number | null; running: boolean; queued: boolean; last_run: ScheduleRun | null;
+}
