@@ -147,6 +147,21 @@ describeBrowser('dashboard in headless Chromium', () => {
     expect(consoleErrors).toEqual([]);
   });
 
+  it('draws the streamed reply\'s timeline: the message, the Task, the post and its edits', async () => {
+    const [last] = (await w.admin('/api/deliveries?limit=1')).body.deliveries;
+    const t = (await w.admin(`/api/tasks/${last.task_id}/timeline`)).body;
+    const edits = t.events.filter((e: { kind: string }) => e.kind === 'edit').length;
+    expect(edits).toBeGreaterThan(0);
+    await open(page, `deliveries/${last.task_id}`);
+    const steps = page.locator('ol.steps li');
+    await steps.first().waitFor();
+    expect(await steps.evaluateAll((els) => els.map((e) => (e as any).dataset.kind))).toEqual(t.events.map((e: { kind: string }) => e.kind));
+    expect(await steps.first().textContent()).toMatch(/^\+0\.00 s message received · message \S+ from /);
+    expect(await page.getByTestId('timeline-summary').textContent()).toBe(`1 post · ${edits} edit${edits === 1 ? '' : 's'} · 0 retries · 0 × 429 · 0 failed`);
+    await shot(page, 'delivery-timeline');
+    expect(consoleErrors).toEqual([]);
+  });
+
   it('approves a tool call from the Approvals page and the playground card changes', async () => {
     w.model.enqueue(
       turn({ text: 'Let me check.', toolCalls: [{ id: 'call_dash', name: 'exec_command', arguments: JSON.stringify({ description: 'List the workspace', cmd: 'echo dashboard-approved' }) }] }),

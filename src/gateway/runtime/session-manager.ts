@@ -134,7 +134,7 @@ export class SessionManager {
       entry.queue.push({ input: prepared.messages, user: msg.user });
       return;
     }
-    this.startTask(entry, prepared.messages, msg.user, { typingSent: true });
+    this.startTask(entry, prepared.messages, msg.user, { typingSent: true, inbound: { messageId: msg.messageId, eventId: msg.eventId, sentAt: msg.sentAt } });
   }
 
   /** `/stop`: only the Task's starter or an approver may stop it. */
@@ -382,11 +382,11 @@ export class SessionManager {
   }
 
   /** `typingSent`: the inbound handler already showed "typing…" for this message. */
-  private startTask(entry: Entry, input: OmniMessage[], user: ChatUser, o: { typingSent?: boolean; scheduled?: ScheduledTaskRun } = {}): RunningTask {
+  private startTask(entry: Entry, input: OmniMessage[], user: ChatUser, o: { typingSent?: boolean; scheduled?: ScheduledTaskRun; inbound?: RunningTask['inbound'] } = {}): RunningTask {
     const taskId = newTaskId();
     const abort = new AbortController();
     const requester = o.scheduled ? `schedule:${o.scheduled.id}` : userRef(entry.adapter.platform, user);
-    const running: RunningTask = { taskId, abort, requester, startedAt: this.o.clock.now(), done: Promise.resolve(), ...(o.scheduled ? { scheduled: o.scheduled } : {}) };
+    const running: RunningTask = { taskId, abort, requester, startedAt: this.o.clock.now(), done: Promise.resolve(), ...(o.scheduled ? { scheduled: o.scheduled } : {}), ...(o.inbound ? { inbound: o.inbound } : {}) };
     entry.running = running;
     this.tasks.set(taskId, entry);
     running.done = this.runner.run(entry, running, input, user, o.typingSent === true).then((outcome) => {
