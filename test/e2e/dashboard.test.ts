@@ -2,8 +2,8 @@
  * The dashboard in headless Chromium against the real gateway process and the fake model (issue 17): login
  * (a wrong token fails), every page without a console error (screenshotted to dist/screenshots), a streamed
  * playground reply, an approval from the Approvals page, the transcript with who decided, a vault value shown
- * on no page, the usage chart's totals, the Schedules page on real files (invalid ones, Enable/Disable, Run
- * now, history, "No schedules", scheduler down), CSRF and cookie refusals, logout.
+ * on no page, the usage chart's totals, the Schedules page on real files (invalid ones, Enable/Disable, a grant,
+ * Run now, history, "No schedules", scheduler down), CSRF and cookie refusals, logout.
  */
 import { mkdirSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -336,12 +336,25 @@ describeBrowser('dashboard in headless Chromium', () => {
     expect(consoleErrors).toEqual([]);
   });
 
+  it('grants an approval mode to the definition: the file gets it, the ceiling comes from the grant', async () => {
+    await open(page, 'schedules');
+    const row = page.locator(`tr[data-schedule="${DIGEST}"]`);
+    await row.getByLabel('Approval mode to grant').selectOption('allow-all');
+    await row.getByRole('button', { name: 'Grant' }).click();
+    await row.locator('[data-col="approval"] .grant', { hasText: 'grant active' }).waitFor();
+    expect(await cell(row, 'approval')).toBe('allow-allfile asks allow-all; ceiling allow-all from the operator\'s grantgrant active');
+    expect(await readFile(join(scheduleDir(w.home), 'digest.toml'), 'utf8')).toContain('approval_mode = "allow-all"');
+    expect((await w.admin(`/api/schedules/${DIGEST}`)).body.schedule.approval).toMatchObject({ effective: 'allow-all', ceiling_from: 'operator_grant', grant: 'active' });
+    expect(await row.getByRole('button', { name: 'Grant' }).count()).toBe(0);
+    expect(consoleErrors).toEqual([]);
+  });
+
   it('Disable writes enabled = false; with the files removed the page says "No schedules" and where they go', async () => {
     await open(page, 'schedules');
     const row = page.locator(`tr[data-schedule="${DIGEST}"]`);
     await row.getByRole('button', { name: 'Disable' }).click();
     await row.getByRole('button', { name: 'Enable' }).waitFor();
-    expect(await readFile(join(scheduleDir(w.home), 'digest.toml'), 'utf8')).toBe(DIGEST_TOML);
+    expect(await readFile(join(scheduleDir(w.home), 'digest.toml'), 'utf8')).toBe(`${DIGEST_TOML}approval_mode = "allow-all"\n`);
     expect(await cell(row, 'next')).toBe('— (disabled)');
 
     await rm(join(scheduleDir(w.home), 'digest.toml'));
