@@ -9,6 +9,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PlatformError } from '../../../src/adapters/contract/errors';
 import { finishChunk, stream, textChunks, turn, usageChunk } from '../../fakes/openai-server';
 import { FakeChatAdapter } from '../runtime/fake-chat-adapter';
 import { fakeChannelAdapter } from './fake-channel-adapter';
@@ -257,6 +258,24 @@ describe('channel targets (Slack, Discord)', () => {
     });
     const run = await finishedRun(h, 'eng');
     expect(run.error).toBe('deliver_to slack:T0123ABCD:C0456EFGH: the slack adapter of this gateway cannot start conversations in a channel');
+    expect(slack.posted).toEqual([]);
+  });
+
+  it("fail a run whose conversation the platform refused with the adapter's reason", async () => {
+    const slack = fakeChannelAdapter();
+    slack.startConversation = async () => {
+      throw new PlatformError('slack', { kind: 'surface', reason: 'permission' }, 'not_in_channel');
+    };
+    h = await startHarness({
+      extra: () => [{ adapter: slack }],
+      scheduler: { rescanMs: 0 },
+      prepare: async (data) => {
+        await mkdir(scheduleDir(data), { recursive: true });
+        await writeFile(join(scheduleDir(data), 'eng.toml'), dueNow('deliver_to = "slack:T0123ABCD:C0456EFGH"\n'));
+      },
+    });
+    const run = await finishedRun(h, 'eng');
+    expect(run).toMatchObject({ status: 'failed', error: 'deliver_to slack:T0123ABCD:C0456EFGH: not_in_channel' });
     expect(slack.posted).toEqual([]);
   });
 });
