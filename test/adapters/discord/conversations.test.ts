@@ -7,12 +7,11 @@
  * before anything is posted; a slash command's open reply in the channel is never taken for the message.
  */
 import type { DeliveryTarget } from '../../../src/adapters/contract/delivery-target';
-import { isPlatformError, type PlatformError } from '../../../src/adapters/contract/errors';
 import type { MessageRef } from '../../../src/adapters/contract/messages';
 import type { OutboundContent } from '../../../src/adapters/contract/surface';
 import type { DiscordAdapter } from '../../../src/adapters/discord/adapter';
 import type { FakeDiscordOptions } from '../../fakes/discord-server';
-import { RecordingHandler, startDiscordHarness, type DiscordHarness } from './harness';
+import { failure, RecordingHandler, startDiscordHarness, type DiscordHarness } from './harness';
 
 let h: DiscordHarness;
 afterEach(async () => {
@@ -30,16 +29,6 @@ async function started(options: FakeDiscordOptions = { rateLimits: false }, mess
 }
 
 const target = (channel: string, guild = h.server.defaultGuild.id): DeliveryTarget => ({ platform: 'discord', guild, channel: h.server.channelId(channel) });
-
-async function failure(call: () => Promise<unknown>): Promise<PlatformError> {
-  try {
-    await call();
-  } catch (e) {
-    if (isPlatformError(e)) return e;
-    throw new Error(`expected a PlatformError, got ${String(e)}`);
-  }
-  throw new Error('expected the call to fail');
-}
 
 describe('a text channel', () => {
   it('gets the first message, a thread on it named after it, the replies in the thread, and a member there continues it', async () => {
