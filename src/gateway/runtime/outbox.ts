@@ -12,6 +12,7 @@ import type { MessageRef } from '../../adapters/contract/messages';
 import type { RateOp } from '../../adapters/contract/rate';
 import type { ButtonSpec, OutboundContent } from '../../adapters/contract/surface';
 import type { DeliveryTarget } from '../../adapters/contract/delivery-target';
+import type { PlatformError } from '../../adapters/contract/errors';
 import type { RateScope } from '../../adapters/contract/rate';
 import type { ThreadRef } from '../../adapters/contract/thread-ref';
 import { backoffMs, FINAL_MAX_TRIES, pauseScopes, type RateGovernor, type SecretRedactor } from '../../adapters/render';
@@ -39,14 +40,16 @@ export class Outbox {
 
   /**
    * Opens a new conversation in a channel target with `message` (adapters with `startConversation`);
-   * the returned message's thread is the conversation. There is no thread to draw a budget from yet, so
-   * only the retry policy applies to this one message.
+   * the returned message's thread is the conversation. The call draws from the budgets the adapter names
+   * for the target (`startConversationScopes`: e.g. the channel's post budget), else from none. When the
+   * platform refused it for good, `onFail` gets the classified error (the caller's reason to report).
    */
-  async startConversation(adapter: ChannelAdapter, target: DeliveryTarget, message: OutboxMessage): Promise<MessageRef | undefined> {
+  async startConversation(adapter: ChannelAdapter, target: DeliveryTarget, message: OutboxMessage, onFail?: (err: PlatformError) => void): Promise<MessageRef | undefined> {
     const start = adapter.startConversation;
     if (!start) return undefined;
     const m = this.redacted(message);
-    return this.attempt(adapter, () => [], 'post', (plain) => start.call(adapter, target, outboundOf(m, plain)));
+    const scopes = () => adapter.startConversationScopes?.(target) ?? [];
+    return this.attempt(adapter, scopes, 'post', (plain) => start.call(adapter, target, outboundOf(m, plain)), undefined, onFail);
   }
 
   /** Edits a message; when it is gone, posts the content anew (unless told not to). Resolves to the message now showing it. */
@@ -68,7 +71,7 @@ export class Outbox {
     return this.o.redactor ? { ...m, text: this.o.redactor.redact(m.text) } : m;
   }
 
-  private async attempt<T>(adapter: ChannelAdapter, scopesOf: () => RateScope[], op: RateOp, call: (plain: boolean) => Promise<T>, onGone?: () => void): Promise<T | undefined> {
+  private async attempt<T>(adapter: ChannelAdapter, scopesOf: () => RateScope[], op: RateOp, call: (plain: boolean) => Promise<T>, onGone?: () => void, onFail?: (err: PlatformError) => void): Promise<T | undefined> {
     let plain = false;
     for (let tries = 1; tries <= FINAL_MAX_TRIES; tries++) {
       const scopes = scopesOf();
@@ -94,6 +97,7 @@ export class Outbox {
           continue;
         }
         this.o.logger.warn({ platform: adapter.platform, op, error: err.message, kind: c.kind }, 'platform message not delivered');
+        onFail?.(err);
         return undefined;
       }
     }

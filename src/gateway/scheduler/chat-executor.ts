@@ -122,8 +122,11 @@ export class ChatExecutor implements FireExecutor {
       if (!adapter) return { error: `deliver_to ${formatDeliveryTarget(t)}: ${this.o.whyAbsent(t.platform)}` };
       thread = targetThread(t);
       if (!thread) {
-        const opened = await this.o.outbox.startConversation(adapter, t, { text: `⏰ **${def.name}**` });
-        if (!opened) return { error: `deliver_to ${formatDeliveryTarget(t)}: the ${t.platform} adapter could not start a conversation there (see the log)` };
+        let refused: string | undefined;
+        const opened = await this.o.outbox.startConversation(adapter, t, { text: `⏰ **${def.name}**` }, (err) => {
+          refused = err.message;
+        });
+        if (!opened) return { error: `deliver_to ${formatDeliveryTarget(t)}: the ${t.platform} adapter could not start a conversation there: ${refused ?? 'see the log'}` };
         thread = opened.thread;
       }
     }
