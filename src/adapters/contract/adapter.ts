@@ -63,6 +63,8 @@ export interface ChannelAdapter {
    * `thread` is where the conversation continues. Only platforms with channel targets need it.
    */
   startConversation?(target: DeliveryTarget, content: OutboundContent): Promise<MessageRef>;
+  /** Buckets `startConversation` on `target` draws from (broadest first), for the rate governor; never throws. Absent = none. */
+  startConversationScopes?(target: DeliveryTarget): RateScope[];
 }
 
 /** The writer's view of one conversation on an adapter. */

@@ -4,8 +4,9 @@
  * mode — HTTP on the gateway's listener, or a self-healing Socket Mode link — and resolves once events can
  * flow. Events are deduplicated by event_id (redeliveries are acked, not acted on), mapped, given display
  * names and handed to the gateway in order per thread. stop() ends the link and waits for events in flight.
- * Outbound calls (posts, updates, native streams, typing, reactions, ephemerals) and the error classifier
- * live in their own files; every Web API client has no SDK retries and a timeout: the governor schedules.
+ * Outbound calls (posts, updates, native streams, typing, reactions, ephemerals, the first message of a
+ * scheduled delivery into a channel) and the error classifier live in their own files; every Web API client
+ * has no SDK retries and a timeout: the governor schedules.
  */
 import { App, type Logger as BoltLogger } from '@slack/bolt';
 import { WebClient, type WebClientOptions } from '@slack/web-api';
@@ -13,6 +14,7 @@ import type { Express } from 'express';
 import pino, { type Logger } from 'pino';
 import type { AdapterHealth, ChannelAdapter } from '../contract/adapter';
 import { systemClock, type Clock } from '../contract/clock';
+import type { DeliveryTarget } from '../contract/delivery-target';
 import type { ErrorClassifier } from '../contract/errors';
 import { InboundDispatcher } from '../contract/inbound-dispatcher';
 import { SLACK_LIMITS, pacedLimits, type PlatformLimits } from '../contract/limits';
@@ -23,15 +25,16 @@ import type { NativeStream, OutboundContent } from '../contract/surface';
 import type { ThreadRef } from '../contract/thread-ref';
 import { boltLogger } from './bolt-logger';
 import { normalizeApiUrl, parseSlackConfig, type SlackAdapterConfig } from './config';
+import { deliveryChannel, explainRefusal } from './deliver';
 import { classifySlackError, slackCall } from './errors';
 import { measureSlack } from './format';
 import { slackHttpRoute, type SlackHttpRoute } from './http-receiver';
 import { SlackListeners } from './listeners';
 import { SlackOutbound } from './outbound';
-import { slackRateScopes } from './rate';
+import { slackPostScopes, slackRateScopes } from './rate';
 import { SocketLink } from './socket-link';
 import { SlackStreams } from './stream';
-import { slackPlace } from './thread';
+import { slackPlace, slackThread } from './thread';
 import { DisplayNames, withDisplayNames } from './users';
 
 export interface SlackAdapterDeps {
@@ -211,6 +214,26 @@ export class SlackAdapter implements ChannelAdapter {
 
   delete(ref: MessageRef): Promise<void> {
     return this.outbound.delete(ref);
+  }
+
+  /**
+   * A new conversation in the target channel (a scheduled run): `content` at the channel's top level; the
+   * thread rooted at it is the conversation, so the reply goes there and a reply in it continues the session.
+   */
+  async startConversation(target: DeliveryTarget, content: OutboundContent): Promise<MessageRef> {
+    const where = deliveryChannel(target, this.identity);
+    let posted: { ts: string; channel: string };
+    try {
+      posted = await this.outbound.postTopLevel(where.channel, content);
+    } catch (err) {
+      throw explainRefusal(classifySlackError(err, 'chat.postMessage'), where, this.identity);
+    }
+    return { thread: slackThread(where.team, posted.channel, posted.ts), messageId: posted.ts };
+  }
+
+  /** The first message of a delivery draws on the channel's post budget like any post there. */
+  startConversationScopes(target: DeliveryTarget): RateScope[] {
+    return target.platform === 'slack' ? slackPostScopes(target.team, target.channel) : [];
   }
 
   typing(thread: ThreadRef): Promise<void> {

@@ -1,8 +1,9 @@
 /**
  * The neutral approval card (contract/approval-card.ts) as Block Kit: a section with the outcome or "Approval
- * needed", the tool and the model's description; a section with the argument preview as a code block (the
- * path, then the diff, for file edits); a context line (subagent, a cut preview, who may decide); and while
- * pending the Allow / Deny / Allow for this session buttons. Text goes through the shared mrkdwn renderer.
+ * needed", the tool (and the schedule of a scheduled run) and the model's description; a section with the
+ * argument preview as a code block (the path, then the diff, for file edits); a context line (subagent, a cut
+ * preview, who may decide); and while pending the Allow / Deny / Allow for this session buttons. Text goes
+ * through the shared mrkdwn renderer.
  */
 import { buttonsFor, escapeInlineMarkdown, fenceFor, type ApprovalCard, type CardState } from '../contract/approval-card';
 import { toSlackMrkdwn } from '../format/slack';
@@ -18,7 +19,8 @@ function mrkdwn(markdown: string): { type: 'mrkdwn'; text: string } {
 }
 
 function headline(card: ApprovalCard, state: CardState): string {
-  const tool = `\`${card.tool}\``;
+  // A scheduled run's card names its schedule, as the neutral card does: nobody asked for the run in the chat.
+  const tool = `\`${card.tool}\`${card.schedule ? ` · scheduled run of \`${card.schedule.replace(/`/g, "'")}\`` : ''}`;
   switch (state.state) {
     case 'pending':
       return `✋ **Approval needed**: ${tool}`;

@@ -1,8 +1,9 @@
 /**
- * Outbound Web API calls on neutral types: post (chat.postMessage in the thread), edit (chat.update with
- * the full blocks, so removed buttons go; a message still streaming — a reply cut off by a restart — is
- * stopped first), delete, typing (assistant.threads.setStatus, Slack's "is thinking…" line, which clears
- * when the bot replies), reactions (by Slack emoji name), ephemeral notices and assistant-thread titles.
+ * Outbound Web API calls on neutral types: post (chat.postMessage in the thread, or at a channel's top level
+ * for the first message of a new conversation), edit (chat.update with the full blocks, so removed buttons
+ * go; a message still streaming — a reply cut off by a restart — is stopped first), delete, typing
+ * (assistant.threads.setStatus, Slack's "is thinking…" line, which clears when the bot replies), reactions
+ * (by Slack emoji name), ephemeral notices and assistant-thread titles.
  * Every failure is thrown as a classified PlatformError.
  */
 import type { WebClient } from '@slack/web-api';
@@ -33,11 +34,23 @@ export class SlackOutbound {
 
   async post(thread: ThreadRef, content: OutboundContent): Promise<MessageRef> {
     const t = slackTarget(thread);
+    return { thread, messageId: (await this.postMessage(t.channel, t.threadTs, content)).ts };
+  }
+
+  /**
+   * A new top-level message in `channel` (the root of a thread to come): its ts, and the conversation Slack
+   * put it in (a user id as `channel` posts into the bot's IM with them, whose id events then carry).
+   */
+  postTopLevel(channel: string, content: OutboundContent): Promise<{ ts: string; channel: string }> {
+    return this.postMessage(channel, undefined, content);
+  }
+
+  private async postMessage(channel: string, threadTs: string | undefined, content: OutboundContent): Promise<{ ts: string; channel: string }> {
     const body = slackMessageBody(content);
     const r = await slackCall('chat.postMessage', () =>
       this.client().chat.postMessage({
-        channel: t.channel,
-        thread_ts: t.threadTs,
+        channel,
+        ...(threadTs !== undefined ? { thread_ts: threadTs } : {}),
         text: body.text,
         ...(body.blocks.length ? { blocks: body.blocks } : {}),
         unfurl_links: false,
@@ -45,7 +58,7 @@ export class SlackOutbound {
       } as Parameters<WebClient['chat']['postMessage']>[0]),
     );
     if (!r.ts) throw new PlatformError('slack', { kind: 'retry' }, 'chat.postMessage answered without a ts');
-    return { thread, messageId: r.ts };
+    return { ts: r.ts, channel: typeof r.channel === 'string' && r.channel !== '' ? r.channel : channel };
   }
 
   async edit(ref: MessageRef, content: OutboundContent): Promise<void> {

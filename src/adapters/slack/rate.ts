@@ -35,12 +35,17 @@ function channelScope(team: string, name: string, channel: string, limit: RateLi
   return { key: `slack:${team}:${name}:${channel}`, limit, level: 'chat' };
 }
 
+/** chat.postMessage in a channel: the workspace's budget, then the channel's (a thread's or a new top-level message alike). */
+export function slackPostScopes(team: string, channel: string): RateScope[] {
+  return [method(team, 'chat.postMessage', SLACK_RATES.postWorkspace), channelScope(team, 'chat.postMessage', channel, SLACK_RATES.postChannel)];
+}
+
 export function slackRateScopes(thread: ThreadRef, op: RateOp): RateScope[] {
   const { team, channel } = slackTarget(thread);
   switch (op) {
     case 'post':
     case 'draft':
-      return [method(team, 'chat.postMessage', SLACK_RATES.postWorkspace), channelScope(team, 'chat.postMessage', channel, SLACK_RATES.postChannel)];
+      return slackPostScopes(team, channel);
     case 'edit':
       return [method(team, 'chat.update', SLACK_RATES.update)];
     case 'delete':

@@ -41,23 +41,17 @@ export class Outbox {
   /**
    * Opens a new conversation in a channel target with `message` (adapters with `startConversation`);
    * the returned message's thread is the conversation, or the adapter's last word on why it could not be
-   * opened (a scheduled run shows it as its error). There is no thread to draw a budget from yet, so only
-   * the retry policy applies to this one message.
+   * opened (a scheduled run shows it as its error). The call draws from the budgets the adapter names for
+   * the target (`startConversationScopes`: e.g. the channel's post budget), else from none.
    */
   async startConversation(adapter: ChannelAdapter, target: DeliveryTarget, message: OutboxMessage): Promise<{ ref: MessageRef } | { error: string }> {
     const start = adapter.startConversation;
     if (!start) return { error: `the ${adapter.platform} adapter cannot start conversations in a channel` };
     const m = this.redacted(message);
-    let last: PlatformError | undefined;
-    const ref = await this.attempt(adapter, () => [], 'post', async (plain) => {
-      try {
-        return await start.call(adapter, target, outboundOf(m, plain));
-      } catch (raw) {
-        last = adapter.classify(raw);
-        throw last;
-      }
-    });
-    return ref ? { ref } : { error: last?.message ?? `the ${adapter.platform} adapter did not open a conversation there` };
+    let refused: PlatformError | undefined;
+    const scopes = () => adapter.startConversationScopes?.(target) ?? [];
+    const ref = await this.attempt(adapter, scopes, 'post', (plain) => start.call(adapter, target, outboundOf(m, plain)), undefined, (err) => (refused = err));
+    return ref ? { ref } : { error: refused?.message ?? `the ${adapter.platform} adapter did not open a conversation there (see the log)` };
   }
 
   /** Edits a message; when it is gone, posts the content anew (unless told not to). Resolves to the message now showing it. */
@@ -79,7 +73,7 @@ export class Outbox {
     return this.o.redactor ? { ...m, text: this.o.redactor.redact(m.text) } : m;
   }
 
-  private async attempt<T>(adapter: ChannelAdapter, scopesOf: () => RateScope[], op: RateOp, call: (plain: boolean) => Promise<T>, onGone?: () => void): Promise<T | undefined> {
+  private async attempt<T>(adapter: ChannelAdapter, scopesOf: () => RateScope[], op: RateOp, call: (plain: boolean) => Promise<T>, onGone?: () => void, onFail?: (err: PlatformError) => void): Promise<T | undefined> {
     let plain = false;
     for (let tries = 1; tries <= FINAL_MAX_TRIES; tries++) {
       const scopes = scopesOf();
@@ -105,6 +99,7 @@ export class Outbox {
           continue;
         }
         this.o.logger.warn({ platform: adapter.platform, op, error: err.message, kind: c.kind }, 'platform message not delivered');
+        onFail?.(err);
         return undefined;
       }
     }

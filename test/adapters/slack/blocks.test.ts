@@ -1,6 +1,6 @@
 /**
  * What the Slack adapter sends, as data: replies as a markdown block (mentions defused) plus buttons, the
- * plain form after refused blocks, approval cards as Block Kit (tool and description, the preview as a code
+ * plain form after refused blocks, approval cards as Block Kit (tool, schedule and description, the preview as a code
  * block or a diff, context, the three buttons only while pending), and the text helpers for inbound text.
  */
 import { buildApprovalCard } from '../../../src/adapters/contract/approval-card';
@@ -54,6 +54,13 @@ describe('approval cards', () => {
     expect(text).toContain('`src/a.ts`');
     expect(text).toMatch(/-one\n\+two/);
     expect(text).toContain('asked by subagent `child-1`');
+  });
+
+  it('names the schedule of a scheduled run in the headline, pending and decided', () => {
+    const sched = buildApprovalCard({ approvalId: 'ap3', toolName: 'exec_command', arguments: JSON.stringify({ cmd: 'echo hi' }), schedule: 'night`ly' });
+    expect(blocksText(cardBlocks(sched, { state: 'pending' }) as never)).toMatch(/^✋ \*Approval needed\*: `exec_command` · scheduled run of `night'ly`\n/);
+    expect(blocksText(cardBlocks(sched, { state: 'decided', verb: 'allow', by: 'alice' }) as never)).toMatch(/^✅ \*Allowed\* by alice: `exec_command` · scheduled run of `night'ly`/);
+    expect(blocksText(cardBlocks(exec, { state: 'pending' }) as never)).not.toContain('scheduled run');
   });
 });
 
