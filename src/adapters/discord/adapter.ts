@@ -38,7 +38,7 @@ import { DiscordOutbound } from './outbound';
 import { routePacket } from './packets';
 import { RateBook } from './rate';
 import { DiscordRest } from './rest';
-import { asDiscordRef, channelOf, discordPlace } from './thread';
+import { asDiscordRef, channelOf, discordPlace, discordThread } from './thread';
 import { ThreadOpener } from './threads';
 
 export interface DiscordAdapterDeps {
@@ -231,6 +231,11 @@ export class DiscordAdapter implements ChannelAdapter {
   /** A scheduled run's first message in a channel and the thread it continues in (conversations.ts). */
   startConversation(target: DeliveryTarget, content: OutboundContent): Promise<MessageRef> {
     return this.starter.start(target, content);
+  }
+
+  /** The first message of a delivery draws on the channel's post budget like any post there. */
+  startConversationScopes(target: DeliveryTarget): RateScope[] {
+    return target.platform === 'discord' ? this.rateScopes(discordThread(target.guild, target.channel), 'post') : [];
   }
 
   rateScopes(thread: ThreadRef, op: RateOp): RateScope[] {

@@ -99,6 +99,16 @@ describe('a text channel', () => {
   });
 });
 
+describe('rate budgets', () => {
+  it('draws the first message from the channel\'s post budget, like any post there', async () => {
+    const { a } = await started();
+    const t = target('general');
+    expect(a.startConversationScopes(t)).toEqual(a.rateScopes({ platform: 'discord', guild: h.server.defaultGuild.id, channel: h.server.channelId('general'), thread: null }, 'post'));
+    expect(a.startConversationScopes(t).length).toBeGreaterThan(0);
+    expect(a.startConversationScopes({ platform: 'slack', team: 'T1', channel: 'C1' })).toEqual([]);
+  });
+});
+
 describe('other targets', () => {
   it('posts into a thread target in place, opening nothing', async () => {
     const { a } = await started();
