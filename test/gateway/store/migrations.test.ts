@@ -11,7 +11,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-const TABLES = ['admin_tokens', 'allowlist', 'approvals', 'bindings', 'deliveries', 'inbound_events', 'pairing_requests', 'schedule_grants', 'schedule_runs', 'schedule_watch', 'schema_migrations', 'sessions', 'task_runs', 'usage'];
+const TABLES = ['admin_tokens', 'allowlist', 'approvals', 'bindings', 'deliveries', 'delivery_events', 'inbound_events', 'pairing_requests', 'schedule_grants', 'schedule_runs', 'schedule_watch', 'schema_migrations', 'sessions', 'task_runs', 'usage'];
 
 function tables(db: Database.Database): string[] {
   return (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).all() as { name: string }[]).map((r) => r.name);
