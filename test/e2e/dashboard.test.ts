@@ -12,6 +12,7 @@ import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { hang, turn } from '../fakes/openai-server';
 import { startHarness as startAdminHarness } from '../gateway/admin/helpers';
 import { assertGatewayBuilt } from './gateway-process';
+import { scheduleDir, until } from './schedule-files';
 import { chromiumPath, DASHBOARD_TOKEN, openDashboardWorld, type DashboardWorld } from './dashboard-world';
 
 export const SCREENSHOT_DIR = process.env.DASHBOARD_SCREENSHOTS ?? resolve(__dirname, '../../dist/screenshots');
@@ -19,7 +20,6 @@ const PAGES = ['overview', 'sessions', 'approvals', 'schedules', 'usage', 'acces
 
 // Schedule files of the default agent, written before the gateway starts: one valid and disabled, whose first
 // slot (09:00 in Tokyo on 1 January 2099) is far enough away that only Run now fires it, and one invalid.
-const scheduleDir = (home: string) => join(home, 'default_project', 'agents', 'default_agent', 'agent_state', 'schedule');
 const DIGEST = 'default_project:default_agent:digest';
 const BROKEN = 'default_project:default_agent:broken';
 const CONVERSATION = 'sched-e2e';
@@ -59,16 +59,6 @@ function watch(p: Page, sink = consoleErrors): Page {
 /** A Schedules table cell's text. */
 const cell = (row: Locator, col: string) => row.locator(`[data-col="${col}"]`).textContent();
 
-/** Polls an admin-API condition. */
-async function until<T>(label: string, probe: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${label}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 async function open(p: Page, path: string): Promise<void> {
   await p.goto(`${w.gw.url}/#/${path}`);

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { turn, type RecordedRequest } from '../fakes/openai-server';
 import { customIdOf, hasButton, isFinal, openDiscordWorld, type DiscordWorld } from './discord-world';
 import { assertGatewayBuilt } from './gateway-process';
+import { scheduleId } from './schedule-files';
 
 let w: DiscordWorld | undefined;
 beforeAll(() => assertGatewayBuilt());
@@ -21,7 +22,7 @@ afterEach(async () => {
 
 /** alice's id, fixed so the config can name her as the approver before the fake platform runs. */
 const ALICE = '700000000000000001';
-const ID = (name: string) => `default_project:default_agent:${name}`;
+const ID = scheduleId;
 /** A disabled schedule (it runs only when asked to) delivering to `target`. */
 const job = (target: string, extra = '') => `prompt = "Summarise the open pull requests"\nstart_at = 2026-01-01T09:00:00Z\nperiod = "1d"\ndeliver_to = "${target}"\n${extra}`;
 const execCall = (id: string, cmd: string) => ({ id, name: 'exec_command', arguments: JSON.stringify({ cmd, description: 'print a marker' }) });

@@ -7,11 +7,11 @@
  * run posts its card into the delivery thread naming the schedule. A channel the bot is not in and a team
  * that is not the bot's fail the run with a reason saying so, and nothing is posted.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { turn, type RecordedRequest } from '../fakes/openai-server';
 import type { SlackMessageView } from '../fakes/slack-server';
 import { assertGatewayBuilt } from './gateway-process';
+import { scheduleId, until, writeScheduleFile } from './schedule-files';
 import { ALICE, botReplies, buttonLabels, openSlackWorld, waitForCard, waitForFinal, type SlackWorld, type SlackWorldOptions } from './slack-world';
 import { splitReply } from './telegram-world';
 
@@ -22,8 +22,7 @@ afterEach(async () => {
   w = undefined;
 });
 
-const ID = (name: string) => `default_project:default_agent:${name}`;
-const scheduleDir = (wd: SlackWorld) => join(wd.dir, 'data', 'default_project', 'agents', 'default_agent', 'agent_state', 'schedule');
+const ID = scheduleId;
 const tooled = (wd: SlackWorld): RecordedRequest[] => wd.model.requests.filter((r) => r.body?.tools?.length);
 const execCall = (id: string, cmd: string) => ({ id, name: 'exec_command', arguments: JSON.stringify({ cmd, description: 'print a marker' }) });
 const toolResult = (req: RecordedRequest, id: string): string => {
@@ -35,22 +34,11 @@ const manual = (deliverTo: string, extra = '') => `prompt = "Summarise the open 
 
 async function world(files: (wd: SlackWorld) => Record<string, string>, o: SlackWorldOptions = {}): Promise<SlackWorld> {
   w = await openSlackWorld(o);
-  await mkdir(scheduleDir(w), { recursive: true });
-  for (const [name, toml] of Object.entries(files(w))) await writeFile(join(scheduleDir(w), `${name}.toml`), toml);
+  for (const [name, toml] of Object.entries(files(w))) await writeScheduleFile(join(w.dir, 'data'), name, toml);
   await w.start();
   return w;
 }
 
-/** Polls an admin-API condition. */
-async function until<T>(label: string, probe: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${label}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 async function runNow(wd: SlackWorld, name: string): Promise<void> {
   expect((await wd.admin(`/api/schedules/${ID(name)}/run`, { method: 'POST' })).status).toBe(202);

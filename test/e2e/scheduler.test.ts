@@ -5,11 +5,10 @@
  * the gateway runs is picked up and run with `penguin-gateway schedules run`; unattended approvals behave as
  * the run's mode says (allow-all runs the tool, always-ask posts a card naming the schedule, deny-all denies).
  */
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { MessageView } from '../fakes/telegram-store';
 import { turn, type RecordedRequest } from '../fakes/openai-server';
 import { assertGatewayBuilt } from './gateway-process';
+import { scheduleId, until, writeScheduleFile } from './schedule-files';
 import { DM_USER, hasButton, isFinalReply, openWorld, splitReply, type World, type WorldOptions } from './telegram-world';
 
 let w: World | undefined;
@@ -19,12 +18,8 @@ afterEach(async () => {
   w = undefined;
 });
 
-const ID = (name: string) => `default_project:default_agent:${name}`;
-const scheduleDir = (wd: World) => join(wd.home, 'default_project', 'agents', 'default_agent', 'agent_state', 'schedule');
-const writeSchedule = async (wd: World, name: string, toml: string) => {
-  await mkdir(scheduleDir(wd), { recursive: true });
-  await writeFile(join(scheduleDir(wd), `${name}.toml`), toml);
-};
+const ID = scheduleId;
+const writeSchedule = (wd: World, name: string, toml: string) => writeScheduleFile(wd.home, name, toml);
 const tooled = (wd: World): RecordedRequest[] => wd.model.requests.filter((r) => r.body?.tools?.length);
 const toolResult = (req: RecordedRequest, id: string): string => {
   const m = (req.body.messages as Array<{ role: string; tool_call_id?: string; content: unknown }>).find((x) => x.role === 'tool' && x.tool_call_id === id);
@@ -32,16 +27,6 @@ const toolResult = (req: RecordedRequest, id: string): string => {
 };
 const execCall = (id: string, cmd: string) => ({ id, name: 'exec_command', arguments: JSON.stringify({ cmd, description: 'print a marker' }) });
 
-/** Polls an admin-API condition (the fake Telegram's waitFor is for what it sees itself). */
-async function until<T>(label: string, probe: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${label}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 async function world(files: Record<string, string>, o: WorldOptions = {}): Promise<World> {
   w = await openWorld(o);
