@@ -63,7 +63,7 @@ it('builds when needed, runs the current code, and keeps the build off stdout', 
   r = start();
   expect(r.stderr).toContain(`penguin-gateway: ${join('src', 'version.txt')} changed since the last build: building first`);
   expect(JSON.parse(r.stdout)).toEqual({ version: 'v2', argv: ['start'] });
-});
+}, 60_000);
 
 it('stops with the build\'s exit code when the build fails, and builds again at the next start', () => {
   project();
@@ -78,7 +78,7 @@ it('stops with the build\'s exit code when the build fails, and builds again at 
   r = start();
   expect(r.status).toBe(0);
   expect(JSON.parse(r.stdout)).toEqual({ version: 'v3', argv: ['start'] });
-});
+}, 60_000);
 
 it('`npm start` in this checkout runs the built gateway without compiling', async () => {
   const state = (require(join(ROOT, 'scripts', 'build-state.js')) as { buildState(root: string): { current: boolean; reason?: string } }).buildState(ROOT);
@@ -98,7 +98,7 @@ it('`npm start` in this checkout runs the built gateway without compiling', asyn
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   try {
     const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no "listening on" within 20 s:\n${out}\n${err}`)), 20_000);
+      const timer = setTimeout(() => reject(new Error(`no "listening on" within 45 s:\n${out}\n${err}`)), 45_000);
       child.stdout!.on('data', () => {
         const m = /listening on (http:\/\/\S+)/.exec(out);
         if (m) {
@@ -115,4 +115,4 @@ it('`npm start` in this checkout runs the built gateway without compiling', asyn
     if (child.pid !== undefined) process.kill(-child.pid, 'SIGTERM');
     await exited;
   }
-}, 40_000);
+}, 60_000);
