@@ -19,13 +19,13 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** Names read as `env.NAME` anywhere in src/, and through env.ts's readers (`get('NAME')`, `token('NAME')`, ...). */
+/** Names read as `env.NAME` anywhere in src/, and every NAME_WITH_UNDERSCORE string env.ts's readers are given. */
 function variablesReadBySource(): Set<string> {
   const names = new Set<string>();
   for (const f of sourceFiles(join(ROOT, 'src'))) {
     const text = readFileSync(f, 'utf8');
     for (const m of text.matchAll(/\benv\.([A-Z][A-Z0-9_]+)\b/g)) names.add(m[1]);
-    if (f.endsWith(join('config', 'env.ts'))) for (const m of text.matchAll(/\b(?:get|token|url|policy)\('([A-Z][A-Z0-9_]+)'\)/g)) names.add(m[1]);
+    if (f.endsWith(join('config', 'env.ts'))) for (const m of text.matchAll(/'([A-Z][A-Z0-9]*_[A-Z0-9_]+)'/g)) names.add(m[1]);
   }
   for (const h of HOST_VARIABLES) names.delete(h);
   return names;

@@ -1,12 +1,9 @@
 /**
- * The dashboard in headless Chromium against the real gateway process and the fake model (issue 17, Done
- * when): a wrong token does not log in; the token does; every page opens without a console error (and is
- * screenshotted to dist/screenshots, or DASHBOARD_SCREENSHOTS); a playground reply streams; a tool approved
- * on the Approvals page changes the playground's card; the transcript shows the call and who decided; the
- * usage chart is drawn with the API's totals; the Schedules page shows the scheduler's real files (an invalid
- * one with its errors), Enable/Disable write the file, Run now runs (a third is refused) with the history and
- * the playground showing the answer, and it says "No schedules" or that the scheduler is not running; state
- * changes without the cookie or the CSRF token are refused; logout ends the login.
+ * The dashboard in headless Chromium against the real gateway process and the fake model (issue 17): login
+ * (a wrong token fails), every page without a console error (screenshotted to dist/screenshots), a streamed
+ * playground reply, an approval from the Approvals page, the transcript with who decided, a vault value shown
+ * on no page, the usage chart's totals, the Schedules page on real files (invalid ones, Enable/Disable, a grant,
+ * Run now, history, "No schedules", scheduler down), CSRF and cookie refusals, logout.
  */
 import { mkdirSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -28,8 +25,11 @@ const BROKEN = 'default_project:default_agent:broken';
 const CONVERSATION = 'sched-e2e';
 const DIGEST_TOML = `# the morning digest\nprompt = "Summarise the open pull requests"\nenabled = false\nstart_at = 2099-01-01T00:00:00Z\ncron = "0 9 * * *"\ntimezone = "Asia/Tokyo"\ndeliver_to = "web:${CONVERSATION}"\n`;
 const SCHEDULED_ANSWER = 'Good morning: two pull requests wait for review.';
+// A vault value of the default agent: the model repeats it, and no page may show it.
+const VAULT_CANARY = 'ghp_dashboardVaultCanary0123456789abc';
 async function writeScheduleFiles(home: string): Promise<void> {
   await mkdir(scheduleDir(home), { recursive: true });
+  await writeFile(join(scheduleDir(home), '..', '.vault.toml'), `GITHUB_TOKEN = "${VAULT_CANARY}"\n`, { mode: 0o600 });
   await writeFile(join(scheduleDir(home), 'digest.toml'), DIGEST_TOML);
   await writeFile(join(scheduleDir(home), 'broken.toml'), 'prompt = "p"\nstart_at = 2026-01-01T08:00:00Z\nperiod = "2m"\n');
 }
@@ -147,6 +147,21 @@ describeBrowser('dashboard in headless Chromium', () => {
     expect(consoleErrors).toEqual([]);
   });
 
+  it('draws the streamed reply\'s timeline: the message, the Task, the post and its edits', async () => {
+    const [last] = (await w.admin('/api/deliveries?limit=1')).body.deliveries;
+    const t = (await w.admin(`/api/tasks/${last.task_id}/timeline`)).body;
+    const edits = t.events.filter((e: { kind: string }) => e.kind === 'edit').length;
+    expect(edits).toBeGreaterThan(0);
+    await open(page, `deliveries/${last.task_id}`);
+    const steps = page.locator('ol.steps li');
+    await steps.first().waitFor();
+    expect(await steps.evaluateAll((els) => els.map((e) => (e as any).dataset.kind))).toEqual(t.events.map((e: { kind: string }) => e.kind));
+    expect(await steps.first().textContent()).toMatch(/^\+0\.00 s message received · message \S+ from /);
+    expect(await page.getByTestId('timeline-summary').textContent()).toBe(`1 post · ${edits} edit${edits === 1 ? '' : 's'} · 0 retries · 0 × 429 · 0 failed`);
+    await shot(page, 'delivery-timeline');
+    expect(consoleErrors).toEqual([]);
+  });
+
   it('approves a tool call from the Approvals page and the playground card changes', async () => {
     w.model.enqueue(
       turn({ text: 'Let me check.', toolCalls: [{ id: 'call_dash', name: 'exec_command', arguments: JSON.stringify({ description: 'List the workspace', cmd: 'echo dashboard-approved' }) }] }),
@@ -195,6 +210,26 @@ describeBrowser('dashboard in headless Chromium', () => {
     expect(await tool.locator('.output').textContent()).toContain('dashboard-approved');
     await page.locator('.bubble.assistant', { hasText: 'It printed dashboard-approved.' }).waitFor();
     await shot(page, 'transcript');
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it('masks a vault value the model repeats in the playground and the transcript', async () => {
+    w.model.enqueue(turn({ text: `The token is ${VAULT_CANARY} and that is all.` }));
+    await page.evaluate(() => (globalThis as any).localStorage.setItem('penguin.playground.conversation', 'vault-canary'));
+    await open(page, 'playground');
+    await page.getByPlaceholder('Message the agent').fill('what is the github token?');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.locator('.bubble.assistant.final', { hasText: 'The token is' }).waitFor();
+    expect(await page.content()).not.toContain(VAULT_CANARY);
+    expect(await page.locator('.bubble.assistant.final', { hasText: 'The token is' }).textContent()).toContain('[redacted]');
+
+    const sessions = (await w.admin('/api/sessions')).body.sessions as { session_id: string }[];
+    let id: string | undefined;
+    for (const s of sessions) if (JSON.stringify((await w.admin(`/api/sessions/${s.session_id}/messages`)).body).includes('what is the github token?')) id = s.session_id;
+    await open(page, `sessions/${id}`);
+    await page.locator('.bubble.assistant', { hasText: 'The token is' }).waitFor();
+    expect(await page.content()).not.toContain(VAULT_CANARY);
+    await page.evaluate(() => (globalThis as any).localStorage.removeItem('penguin.playground.conversation'));
     expect(consoleErrors).toEqual([]);
   });
 
@@ -301,12 +336,25 @@ describeBrowser('dashboard in headless Chromium', () => {
     expect(consoleErrors).toEqual([]);
   });
 
+  it('grants an approval mode to the definition: the file gets it, the ceiling comes from the grant', async () => {
+    await open(page, 'schedules');
+    const row = page.locator(`tr[data-schedule="${DIGEST}"]`);
+    await row.getByLabel('Approval mode to grant').selectOption('allow-all');
+    await row.getByRole('button', { name: 'Grant' }).click();
+    await row.locator('[data-col="approval"] .grant', { hasText: 'grant active' }).waitFor();
+    expect(await cell(row, 'approval')).toBe('allow-allfile asks allow-all; ceiling allow-all from the operator\'s grantgrant active');
+    expect(await readFile(join(scheduleDir(w.home), 'digest.toml'), 'utf8')).toContain('approval_mode = "allow-all"');
+    expect((await w.admin(`/api/schedules/${DIGEST}`)).body.schedule.approval).toMatchObject({ effective: 'allow-all', ceiling_from: 'operator_grant', grant: 'active' });
+    expect(await row.getByRole('button', { name: 'Grant' }).count()).toBe(0);
+    expect(consoleErrors).toEqual([]);
+  });
+
   it('Disable writes enabled = false; with the files removed the page says "No schedules" and where they go', async () => {
     await open(page, 'schedules');
     const row = page.locator(`tr[data-schedule="${DIGEST}"]`);
     await row.getByRole('button', { name: 'Disable' }).click();
     await row.getByRole('button', { name: 'Enable' }).waitFor();
-    expect(await readFile(join(scheduleDir(w.home), 'digest.toml'), 'utf8')).toBe(DIGEST_TOML);
+    expect(await readFile(join(scheduleDir(w.home), 'digest.toml'), 'utf8')).toBe(`${DIGEST_TOML}approval_mode = "allow-all"\n`);
     expect(await cell(row, 'next')).toBe('— (disabled)');
 
     await rm(join(scheduleDir(w.home), 'digest.toml'));

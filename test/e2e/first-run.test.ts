@@ -56,7 +56,7 @@ it('off a terminal: creates the data root, writes the token to a file, and logs 
     expect.objectContaining({ level: 30, dashboard: `${gw.url}/`, msg: `dashboard at ${gw.url}/ (log in with the admin token in ${file})` }),
     expect.objectContaining({ platform: 'telegram', msg: 'telegram is off: set TELEGRAM_BOT_TOKEN to enable it' }),
     expect.objectContaining({ platform: 'slack', msg: expect.stringMatching(/^slack is off: set SLACK_BOT_TOKEN and SLACK_APP_TOKEN \(Socket Mode\) or SLACK_SIGNING_SECRET \(HTTP mode\)/) }),
-    expect.objectContaining({ platform: 'discord', msg: 'discord is off: set DISCORD_BOT_TOKEN to enable it' }),
+    expect.objectContaining({ platform: 'discord', msg: 'discord is off: set DISCORD_BOT_TOKEN or DISCORD_TOKEN to enable it' }),
     expect.objectContaining({ level: 40, msg: expect.stringMatching(/^no model endpoint is configured \(.* has no API key\): the agent cannot answer$/), fix: expect.stringContaining('OPENAI_API_KEY') }),
   ]));
 
@@ -99,7 +99,7 @@ if (!scriptHere) console.warn('first start on a terminal skipped: /usr/bin/scrip
     expect(out).toContain(`penguin-gateway is running; its data is in ${home()}\n`);
     expect(out).toContain(`  dashboard  ${url}/ (log in with the admin token shown above)\n`);
     expect(out).toContain('  telegram   off: set TELEGRAM_BOT_TOKEN to enable it\n');
-    expect(out).toContain('  discord    off: set DISCORD_BOT_TOKEN to enable it\n');
+    expect(out).toContain('  discord    off: set DISCORD_BOT_TOKEN or DISCORD_TOKEN to enable it\n');
     expect(out).toMatch(/\n {2}model {6}no model endpoint is configured \(.*\): the agent cannot answer\n {13}→ set /);
     expect((await fetch(`${url}/api/sessions`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
   } finally {

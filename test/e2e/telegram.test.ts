@@ -285,6 +285,19 @@ describe('Telegram end to end (real gateway process)', () => {
     expect(forced.map((c) => `${c.method} ${c.status}`)).toEqual(['sendMessage 429', 'editMessageText 429', 'editMessageText 429']);
     expect(wd.tg.botMessages(DM_USER)).toHaveLength(1);
     expectRetryAfterObeyed(wd, DM_USER);
+
+    // The dashboard's timeline of this reply names each step, the three 429s included, in order.
+    const [live] = (await wd.admin('/api/deliveries?limit=1')).body.deliveries;
+    const t = (await wd.admin(`/api/tasks/${live.task_id}/timeline`)).body;
+    const kinds: string[] = t.events.map((e: { kind: string }) => e.kind);
+    expect(kinds.slice(0, 2)).toEqual(['inbound', 'task_started']);
+    expect(kinds.filter((k) => k === 'rate_limited')).toHaveLength(3);
+    expect(kinds.indexOf('rate_limited')).toBeLessThan(kinds.indexOf('post'));
+    expect(kinds.filter((k) => k === 'post')).toHaveLength(1);
+    expect(kinds.filter((k) => k === 'edit').length).toBeGreaterThan(0);
+    expect(t.events.find((e: { kind: string }) => e.kind === 'rate_limited').detail).toMatch(/^post: .*\(asked to wait 1000 ms\)$/);
+    expect(t.events.find((e: { kind: string }) => e.kind === 'post').delivery_id).toBe(live.id);
+    expect(t.session_id).toBe(live.session_id);
   });
 
   it('obeys organic 429s from tight per-chat limits in a DM without drafts, and the final text is complete', async () => {

@@ -44,7 +44,7 @@ it('on a terminal: the dashboard, every adapter with what turns it on, and the m
     '  web        on: the Playground page of the dashboard',
     '  telegram   off: set TELEGRAM_BOT_TOKEN to enable it',
     '  slack      off: set SLACK_BOT_TOKEN and SLACK_APP_TOKEN (Socket Mode) or SLACK_SIGNING_SECRET (HTTP mode) to enable it',
-    '  discord    off: set DISCORD_BOT_TOKEN to enable it',
+    '  discord    off: set DISCORD_BOT_TOKEN or DISCORD_TOKEN to enable it',
     '  model      no model endpoint is configured (openai/gpt-4o-mini at https://api.openai.com/v1 has no API key): the agent cannot answer',
     '             → set OPENAI_API_KEY',
     '`penguin-gateway doctor` checks every part with a real call.',
@@ -59,7 +59,7 @@ it('off a terminal: only log records, for the dashboard and each adapter that is
     [30, 'dashboard at http://127.0.0.1:7370/ (log in with the admin token in /srv/penguin/admin-token)', 'http://127.0.0.1:7370/'],
     [30, 'telegram is off: set TELEGRAM_BOT_TOKEN to enable it', 'telegram'],
     [30, 'slack is off: set SLACK_BOT_TOKEN and SLACK_APP_TOKEN (Socket Mode) or SLACK_SIGNING_SECRET (HTTP mode) to enable it', 'slack'],
-    [30, 'discord is off: set DISCORD_BOT_TOKEN to enable it', 'discord'],
+    [30, 'discord is off: set DISCORD_BOT_TOKEN or DISCORD_TOKEN to enable it', 'discord'],
   ]);
 });
 

@@ -3,8 +3,9 @@
  * discovered from the REST root), waits for READY, registers the slash commands where they changed, and
  * resolves once events flow; a bad token or a refused privileged intent rejects it with what to fix.
  * Dispatches are mapped from their raw payloads (packets.ts) and handed on through the InboundDispatcher
- * (one conversation in order). `health()` follows the connection; stop() takes no more events, lets the
- * handlers finish and closes the connection; it is idempotent.
+ * (one conversation in order); a scheduled run opens its thread with `startConversation`. `health()`
+ * follows the connection; stop() takes no more events, lets the handlers finish and closes the connection;
+ * it is idempotent.
  */
 import { Events, type Client } from 'discord.js';
 import pino, { type Logger } from 'pino';
@@ -16,6 +17,7 @@ import { DISCORD_LIMITS, pacedLimits, type PlatformLimits } from '../contract/li
 import type { InboundHandler, MessageRef } from '../contract/messages';
 import type { ThreadPlace } from '../contract/place';
 import type { RateOp, RateScope } from '../contract/rate';
+import type { DeliveryTarget } from '../contract/delivery-target';
 import type { OutboundContent } from '../contract/surface';
 import type { ThreadRef } from '../contract/thread-ref';
 import { AttachmentLimits } from './attachments';
@@ -26,6 +28,7 @@ import { DeferredReplies } from './deferred-replies';
 import { ChannelDirectory } from './directory';
 import { classifyDiscordError } from './errors';
 import { measureDiscord } from './format';
+import { ConversationStarter } from './conversations';
 import { ConnectionHealth } from './health';
 import { InboundFlow } from './inbound-flow';
 import { InteractionDesk } from './interactions';
@@ -66,6 +69,7 @@ export class DiscordAdapter implements ChannelAdapter {
   private readonly directory: ChannelDirectory;
   private readonly replies: DeferredReplies;
   private readonly outbound: DiscordOutbound;
+  private readonly starter: ConversationStarter;
   private readonly desk: InteractionDesk;
   private readonly flow: InboundFlow;
   private readonly connection: ConnectionHealth;
@@ -90,6 +94,7 @@ export class DiscordAdapter implements ChannelAdapter {
     this.connection = new ConnectionHealth(() => this.clock.now());
     const threads = new ThreadOpener({ rest: this.rest, directory: this.directory, logger: this.logger });
     this.outbound = new DiscordOutbound({ rest: this.rest, appId: () => this.appId, threads, replies: this.replies, logger: this.logger });
+    this.starter = new ConversationStarter({ rest: this.rest, directory: this.directory, threads, outbound: this.outbound, logger: this.logger });
     const limits = new AttachmentLimits();
     const deliver = (e: InboundEvent, after?: () => void) => this.deliver(e, after);
     this.desk = new InteractionDesk({
@@ -221,6 +226,11 @@ export class DiscordAdapter implements ChannelAdapter {
 
   react(ref: MessageRef, emoji: string): Promise<void> {
     return this.outbound.react(ref, emoji);
+  }
+
+  /** A scheduled run's first message in a channel and the thread it continues in (conversations.ts). */
+  startConversation(target: DeliveryTarget, content: OutboundContent): Promise<MessageRef> {
+    return this.starter.start(target, content);
   }
 
   rateScopes(thread: ThreadRef, op: RateOp): RateScope[] {

@@ -12,7 +12,7 @@ export type ConnectionState = 'starting' | 'connected' | 'reconnecting' | 'faile
 /** What a fatal gateway close code means for the operator. */
 export function closeCodeDetail(code: number): string {
   switch (code) {
-    case 4004: return 'Discord rejected the bot token (gateway close 4004): check DISCORD_BOT_TOKEN';
+    case 4004: return 'Discord rejected the bot token (gateway close 4004): check DISCORD_BOT_TOKEN (or DISCORD_TOKEN)';
     case 4013: return 'Discord refused the intents the adapter asked for (gateway close 4013)';
     case 4014:
       return 'Discord refused the privileged Message Content intent (gateway close 4014): enable it in the Developer Portal (Bot → Privileged Gateway Intents) or set discord.message_content: false';

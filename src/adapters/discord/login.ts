@@ -13,7 +13,7 @@ export function loginError(err: unknown): Error {
   const code = get(err, 'code');
   const message = typeof get(err, 'message') === 'string' ? (get(err, 'message') as string) : '';
   if (code === 'TokenInvalid' || get(err, 'status') === 401) {
-    return new Error('Discord rejected the bot token: check DISCORD_BOT_TOKEN (Developer Portal → Bot → Reset Token)', { cause: err });
+    return new Error('Discord rejected the bot token: check DISCORD_BOT_TOKEN or DISCORD_TOKEN (Developer Portal → Bot → Reset Token)', { cause: err });
   }
   if (code === 'DisallowedIntents' || /disallowed intent/i.test(message)) return new Error(closeCodeDetail(4014), { cause: err });
   if (/invalid intent/i.test(message)) return new Error(closeCodeDetail(4013), { cause: err });

@@ -1,8 +1,8 @@
 /**
  * Outbound calls on neutral types: post (fills the conversation's deferred slash-command reply if one is
- * open, else opens a planned thread and creates a message), edit (through the interaction webhook while
- * its token lives, else the channel; a thread's starter message is in the parent), delete, typing and
- * reactions (a 👀 on a still-deferred reply becomes its content). Every body is Discord Markdown with
+ * open, else opens a planned thread and creates a message), postNew (always a new message), edit (through
+ * the interaction webhook while its token lives, else the channel; a thread's starter message is in the
+ * parent), delete, typing and reactions (a 👀 on a still-deferred reply becomes its content). Every body is Discord Markdown with
  * `allowed_mentions: { parse: [] }` — nothing the model writes can ping — and the buttons as components,
  * resent on every edit. Every failure is thrown as a classified PlatformError.
  */
@@ -27,7 +27,7 @@ export function messageBody(content: OutboundContent): Json {
 }
 
 /** Runs a call, throwing what it threw as a PlatformError; a missing permission names the one the call needs. */
-async function classified<T>(call: () => Promise<T>, needs?: string): Promise<T> {
+export async function classified<T>(call: () => Promise<T>, needs?: string): Promise<T> {
   try {
     return await call();
   } catch (err) {
@@ -68,6 +68,16 @@ export class DiscordOutbound {
       await this.o.threads.open(thread).catch((err: unknown) => this.o.logger.warn({ err: classifyDiscordError(err).message }, 'discord: opening the thread on a reply failed; trying again on the next message'));
       return { thread, messageId: deferred.messageId };
     }
+    return this.create(thread, body);
+  }
+
+  /** A new message in the conversation, never filling a deferred reply: a message nobody asked for (a scheduled run's) must not answer someone's slash command. */
+  postNew(thread: ThreadRef, content: OutboundContent): Promise<MessageRef> {
+    asDiscordRef(thread);
+    return this.create(thread, messageBody(content));
+  }
+
+  private async create(thread: ThreadRef, body: Json): Promise<MessageRef> {
     const channel = await classified(() => this.o.threads.channelFor(thread));
     const sent = await classified(() => this.o.rest.createMessage(channel, body), sendNeeds(thread));
     return { thread, messageId: sent.id };

@@ -53,3 +53,5 @@ export interface Schedule {
   } | null;
   max_duration_ms: number | null; running: boolean; queued: boolean; last_run: ScheduleRun | null;
 }
+export interface DeliveryEvent { id: number; task_id: string; delivery_id: number | null; part: number | null; kind: string; detail: string | null; at: number }
+export interface TaskTimeline { task_id: string; session_id: string | null; deliveries: Delivery[]; events: DeliveryEvent[] }

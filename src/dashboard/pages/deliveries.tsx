@@ -1,8 +1,8 @@
 /**
  * Deliveries, from the delivery ledger: dead letters (messages a platform refused for good) with Resend,
- * the recent outbound messages 50 a page, and the timeline of one reply (#/deliveries/<task id>): every
- * message of that Task in order — posts of the live reply, cards, finals — with attempts, state and the
- * last error the platform gave (a 429 or a refusal).
+ * the recent outbound messages 50 a page, and the timeline of one reply (#/deliveries/<task id>, from GET
+ * /api/tasks/:id/timeline): the inbound message, the Task's start, then every post, edit, draft, retry, 429
+ * and failure in order, with each message of the reply (state, attempts, last error) below.
  */
 import { useState } from 'preact/hooks';
 import { api, qs } from '../lib/api';
@@ -10,7 +10,7 @@ import { when } from '../lib/format';
 import { useLoad } from '../lib/hooks';
 import { route } from '../lib/nav';
 import { Action, Badge, ErrorLine, Pager, Section } from '../lib/ui';
-import type { Delivery } from '../lib/types';
+import type { Delivery, DeliveryEvent, TaskTimeline } from '../lib/types';
 import type { PageProps } from '../app/router';
 
 const LIMIT = 50;
@@ -65,26 +65,53 @@ function DeliveryTable({ rows }: { rows: Delivery[] }) {
   );
 }
 
+const STEP: Record<string, string> = {
+  inbound: 'message received', task_started: 'Task started', post: 'posted', edit: 'edited', draft: 'draft shown', delete: 'deleted',
+  stream_start: 'stream started', stream_append: 'streamed', stream_stop: 'stream ended', retry: 'retry', rate_limited: '429 rate limited',
+  degraded: 'degraded', failed: 'failed',
+};
+
 function Timeline({ taskId }: { taskId: string }) {
-  const rows = useLoad(() => api<{ deliveries: Delivery[] }>(`/api/deliveries${qs({ task_id: taskId, order: 'asc', limit: 500 })}`), [taskId]);
-  const list = rows.data?.deliveries ?? [];
-  const session = list.find((d) => d.session_id)?.session_id;
+  const t = useLoad(() => api<TaskTimeline>(`/api/tasks/${encodeURIComponent(taskId)}/timeline`), [taskId], 3000);
+  const events = t.data?.events ?? [];
+  const count = (kind: string) => events.filter((e) => e.kind === kind).length;
   return (
     <div>
       <p><a href="#/deliveries">← Deliveries</a></p>
       <h1>Reply timeline · task {taskId}</h1>
-      {session ? <p>Session <a href={`#/sessions/${encodeURIComponent(session)}`}>{session}</a></p> : null}
-      <ErrorLine error={rows.error} />
-      <ol class="timeline">
-        {list.map((d) => (
-          <li key={d.id}>
-            <time>{when(d.created_at)}</time> <strong>{d.purpose}</strong> message {d.platform_message_id ?? '(not posted)'} in {d.platform} {d.chat} · <Badge state={d.state} /> · {d.attempts} attempt{d.attempts === 1 ? '' : 's'}
-            {d.last_error ? <div class="error">last error: {d.last_error}</div> : null}
-            <div class="muted small">last change {when(d.updated_at)}</div>
-          </li>
-        ))}
+      {t.data?.session_id ? <p>Session <a href={`#/sessions/${encodeURIComponent(t.data.session_id)}`}>{t.data.session_id}</a></p> : null}
+      <ErrorLine error={t.error} />
+      {t.data ? (
+        <p class="muted" data-testid="timeline-summary">
+          {count('post')} post{count('post') === 1 ? '' : 's'} · {count('edit')} edit{count('edit') === 1 ? '' : 's'} · {count('retry')} retr{count('retry') === 1 ? 'y' : 'ies'} · {count('rate_limited')} × 429 · {count('failed')} failed
+        </p>
+      ) : null}
+      <ol class="timeline steps">
+        {events.map((e) => <Step key={e.id} e={e} start={events[0].at} />)}
       </ol>
-      {rows.data && list.length === 0 ? <p class="muted">The ledger has no message of this Task.</p> : null}
+      {t.data && events.length === 0 ? <p class="muted">No steps recorded for this Task (older than the retention, or before this version).</p> : null}
+      <Section title="Messages of this reply">
+        <ol class="timeline">
+          {(t.data?.deliveries ?? []).map((d) => (
+            <li key={d.id}>
+              <time>{when(d.created_at)}</time> <strong>{d.purpose}</strong> message {d.platform_message_id ?? '(not posted)'} in {d.platform} {d.chat} · <Badge state={d.state} /> · {d.attempts} attempt{d.attempts === 1 ? '' : 's'}
+              {d.last_error ? <div class="error">last error: {d.last_error}</div> : null}
+              <div class="muted small">last change {when(d.updated_at)}</div>
+            </li>
+          ))}
+        </ol>
+      </Section>
     </div>
+  );
+}
+
+function Step({ e, start }: { e: DeliveryEvent; start: number }) {
+  const bad = e.kind === 'failed' || e.kind === 'rate_limited' || e.kind === 'retry';
+  return (
+    <li data-kind={e.kind} class={bad ? 'bad' : undefined}>
+      <time title={when(e.at)}>+{((e.at - start) / 1000).toFixed(2)} s</time> <strong>{STEP[e.kind] ?? e.kind}</strong>
+      {e.part !== null ? <span class="muted"> · part {e.part + 1}</span> : null}
+      {e.detail ? <span class={bad ? 'error' : 'muted'}> · {e.detail}</span> : null}
+    </li>
   );
 }

@@ -1,7 +1,8 @@
 /**
  * Schedules: every schedule file of the routed agents as GET /api/schedules shows it (every 3 s) — when it fires
  * (the next fire in its own time zone), where it delivers, its approval and last run — with Enable / Disable /
- * Run now and, when opened, its run history (GET …/runs). Invalid files are listed with their errors and no
+ * Run now, an operator's grant of an approval mode to this exact definition (Enable or Grant with a mode
+ * chosen), and, when opened, its run history (GET …/runs). Invalid files are listed with their errors and no
  * buttons. A gateway whose scheduler is not running answers 503 `scheduler_unavailable`: the page says so.
  */
 import { Fragment } from 'preact';
@@ -10,7 +11,7 @@ import { api, ApiError } from '../lib/api';
 import { when, whenIn } from '../lib/format';
 import { useLoad } from '../lib/hooks';
 import { Action, Badge, ErrorLine, Section } from '../lib/ui';
-import type { Schedule, ScheduleRun } from '../lib/types';
+import type { ApprovalMode, Schedule, ScheduleRun } from '../lib/types';
 
 type Loaded = { available: false } | { available: true; schedules: Schedule[] };
 
@@ -46,9 +47,9 @@ export function SchedulesPage() {
   const list = useLoad(loadSchedules, [], 3000);
   const [open, setOpen] = useState<string>();
   const d = list.data;
-  const act = (s: Schedule, verb: 'enable' | 'disable' | 'run') => async () => {
+  const act = (s: Schedule, verb: 'enable' | 'disable' | 'run', grant?: ApprovalMode) => async () => {
     try {
-      await api(`/api/schedules/${encodeURIComponent(s.id)}/${verb}`, { method: 'POST' });
+      await api(`/api/schedules/${encodeURIComponent(s.id)}/${verb}`, grant ? { method: 'POST', body: { approval_mode: grant } } : { method: 'POST' });
     } catch (err) {
       if (err instanceof ApiError && REFUSED[err.code]) throw new Error(`${REFUSED[err.code]}: ${err.message}`);
       throw err;
@@ -84,7 +85,11 @@ export function SchedulesPage() {
   );
 }
 
-function ScheduleRow({ s, open, toggle, act }: { s: Schedule; open: boolean; toggle: () => void; act: (s: Schedule, verb: 'enable' | 'disable' | 'run') => () => Promise<void> }) {
+const MODES: ApprovalMode[] = ['allow-all', 'always-ask', 'read-only', 'deny-all'];
+type Act = (s: Schedule, verb: 'enable' | 'disable' | 'run', grant?: ApprovalMode) => () => Promise<void>;
+
+function ScheduleRow({ s, open, toggle, act }: { s: Schedule; open: boolean; toggle: () => void; act: Act }) {
+  const [grant, setGrant] = useState<ApprovalMode | ''>('');
   const a = s.approval;
   const next = ms(s.next_fire_at);
   const last = s.last_run;
@@ -135,8 +140,16 @@ function ScheduleRow({ s, open, toggle, act }: { s: Schedule; open: boolean; tog
       </td>
       <td class="actions">
         <div class="buttons">
-          {s.enabled ? <Action label="Disable" run={act(s, 'disable')} /> : <Action label="Enable" run={act(s, 'enable')} />}
+          {s.enabled ? <Action label="Disable" run={act(s, 'disable')} /> : <Action label="Enable" run={act(s, 'enable', grant || undefined)} />}
           <Action label="Run now" kind="primary" run={act(s, 'run')} />
+          <label class="small grant-mode" title="Writes approval_mode into the file and grants it to this exact definition; any edit of the file voids the grant">
+            grant
+            <select aria-label="Approval mode to grant" value={grant} onChange={(e) => setGrant((e.currentTarget as HTMLSelectElement).value as ApprovalMode | '')}>
+              <option value="">— (none)</option>
+              {MODES.map((m) => <option key={m} value={m}>{m}</option>)}
+            </select>
+          </label>
+          {s.enabled && grant ? <Action label="Grant" run={async () => { await act(s, 'enable', grant)(); setGrant(''); }} /> : null}
         </div>
       </td>
     </tr>

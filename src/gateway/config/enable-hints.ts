@@ -7,7 +7,7 @@ import type { ChatPlatform } from './user-ref';
 export const PLATFORM_CREDENTIALS: Record<ChatPlatform, string> = {
   telegram: 'TELEGRAM_BOT_TOKEN',
   slack: 'SLACK_BOT_TOKEN and SLACK_APP_TOKEN (Socket Mode) or SLACK_SIGNING_SECRET (HTTP mode)',
-  discord: 'DISCORD_BOT_TOKEN',
+  discord: 'DISCORD_BOT_TOKEN or DISCORD_TOKEN',
 };
 
 export interface PlatformOff {

@@ -1,7 +1,8 @@
 /**
  * The public environment contract (gateway.md §8), read and validated: every variable is checked and a
  * bad one is a ConfigError naming it. Values are trimmed and an empty value counts as unset (compose files
- * often write `VAR=`). Nothing else in the gateway reads these variables.
+ * often write `VAR=`). `DISCORD_TOKEN` is another name for `DISCORD_BOT_TOKEN` (both may be set only to the
+ * same token). Nothing else in the gateway reads these variables.
  */
 import { makeError, describeValue, type ConfigError } from './errors';
 import { DM_POLICIES, isHttpUrl, type DmPolicy } from './schema';
@@ -51,6 +52,15 @@ export function readEnv(env: Env): { values: EnvValues; errors: ConfigError[] } 
     }
     return v;
   };
+  /** A token that may come under either name (gateway.md §8 says DISCORD_TOKEN); two different values are an error. */
+  const aliasedToken = (name: string, alias: string): string | undefined => {
+    const [main, other] = [token(name), token(alias)];
+    if (main !== undefined && other !== undefined && main !== other) {
+      bad(alias, `the same value as ${name} (both name the Discord bot token; set only one)`, `a different token than ${name}`);
+      return undefined;
+    }
+    return main ?? other;
+  };
   const url = (name: string): string | undefined => {
     const v = get(name);
     if (v !== undefined && !isHttpUrl(v)) {
@@ -90,7 +100,7 @@ export function readEnv(env: Env): { values: EnvValues; errors: ConfigError[] } 
   if (appToken !== undefined && !appToken.startsWith('xapp-')) bad('SLACK_APP_TOKEN', 'an app-level token starting with xapp-', 'a token with another prefix');
   else values.slackAppToken = appToken;
   values.slackApiUrl = url('SLACK_API_URL');
-  values.discordBotToken = token('DISCORD_BOT_TOKEN');
+  values.discordBotToken = aliasedToken('DISCORD_BOT_TOKEN', 'DISCORD_TOKEN');
   values.discordApiUrl = url('DISCORD_API_URL');
 
   const policy = (name: string): DmPolicy | undefined => {

@@ -36,6 +36,7 @@ export function resolveSections(file: FileConfig, ev: EnvValues, r: ResolvedBasi
     shutdown: file.shutdown,
     tools: file.tools,
     reply: file.reply,
+    retention: file.retention,
     ...(ev.adminToken ? { admin_token: ev.adminToken } : {}),
     model: compact({ api_key: ev.openaiApiKey, base_url: ev.openaiBaseUrl, model_id: ev.model }),
     allow_users: ev.allowUsers,

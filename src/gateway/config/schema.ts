@@ -228,6 +228,10 @@ export const fileSchema = z.strictObject({
   tools: toolsSection,
   /** How finished replies look; tokens, cost and duration otherwise live in /status and the dashboard. */
   reply: z.strictObject({ usage_footer: z.boolean().default(false) }).prefault({}),
+  /** How long diagnostic rows are kept in the index (traces and the journal are kept forever). */
+  retention: z.strictObject({
+    delivery_events_days: z.number({ error: 'expected a number of days' }).int({ error: 'expected a whole number of days' }).min(1, { error: 'expected at least 1 day' }).max(3650, { error: 'expected at most 3650 days' }).default(30),
+  }).prefault({}),
   telegram: telegramSection,
   slack: slackSection,
   discord: discordSection,

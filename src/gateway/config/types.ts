@@ -112,6 +112,7 @@ export interface GatewayConfig {
   shutdown: { grace_ms: number };
   tools: ToolsConfig;
   reply: { usage_footer: boolean };
+  retention: { delivery_events_days: number };
   admin_token?: string;
   model: { api_key?: string; base_url?: string; model_id?: string };
   /** `PENGUIN_ALLOW_USERS`, normalised `platform:user_id`. */

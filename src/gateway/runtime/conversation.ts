@@ -50,6 +50,8 @@ export interface RunningTask {
   done: Promise<void>;
   /** Set when the Task started on a schedule. */
   scheduled?: ScheduledTaskRun;
+  /** The chat message that started it (the first step of its delivery timeline). */
+  inbound?: { messageId: string; eventId: string; sentAt: number };
   /** Set once the Task has ended. */
   outcome?: TaskOutcome;
 }

@@ -23,6 +23,7 @@ import { ChatExecutor, chatListing, Scheduler, scheduleView, watchDirectories } 
 import { describeRebuild, openGatewayStore, type GatewayStore } from '../store';
 import type { Clock as EngineClock } from '../../core/engine/clock';
 import { PairingNotifier } from './pairing-notifier';
+import { Housekeeping } from './housekeeping';
 import { resendDelivery } from './resend-delivery';
 import { TraceFeed } from './trace-feed';
 import { TraceLedger } from './trace-ledger';
@@ -136,6 +137,7 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
     runs: (p) => adapterFor(p) !== undefined,
     tell: (row) => inbound.pairingDecided(row),
   });
+  const housekeeping = new Housekeeping({ store, clock, logger, deliveryEventsDays: config.retention.delivery_events_days });
   const scheduler = new Scheduler({
     config, store, clock, logger,
     executor: new ChatExecutor({
@@ -205,6 +207,7 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
   ];
   manager.startEviction();
   notifier.start();
+  housekeeping.start();
   try {
     await scheduler.start();
     schedulerUp = true;
@@ -224,6 +227,7 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
         await manager.shutdown(reason);
         await scheduler.settled();
         await notifier.stop();
+        await housekeeping.stop();
         await broker.close();
         await Promise.all(background);
       });

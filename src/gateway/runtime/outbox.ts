@@ -12,6 +12,7 @@ import type { MessageRef } from '../../adapters/contract/messages';
 import type { RateOp } from '../../adapters/contract/rate';
 import type { ButtonSpec, OutboundContent } from '../../adapters/contract/surface';
 import type { DeliveryTarget } from '../../adapters/contract/delivery-target';
+import type { PlatformError } from '../../adapters/contract/errors';
 import type { RateScope } from '../../adapters/contract/rate';
 import type { ThreadRef } from '../../adapters/contract/thread-ref';
 import { backoffMs, FINAL_MAX_TRIES, pauseScopes, type RateGovernor, type SecretRedactor } from '../../adapters/render';
@@ -39,14 +40,24 @@ export class Outbox {
 
   /**
    * Opens a new conversation in a channel target with `message` (adapters with `startConversation`);
-   * the returned message's thread is the conversation. There is no thread to draw a budget from yet, so
-   * only the retry policy applies to this one message.
+   * the returned message's thread is the conversation, or the adapter's last word on why it could not be
+   * opened (a scheduled run shows it as its error). There is no thread to draw a budget from yet, so only
+   * the retry policy applies to this one message.
    */
-  async startConversation(adapter: ChannelAdapter, target: DeliveryTarget, message: OutboxMessage): Promise<MessageRef | undefined> {
+  async startConversation(adapter: ChannelAdapter, target: DeliveryTarget, message: OutboxMessage): Promise<{ ref: MessageRef } | { error: string }> {
     const start = adapter.startConversation;
-    if (!start) return undefined;
+    if (!start) return { error: `the ${adapter.platform} adapter cannot start conversations in a channel` };
     const m = this.redacted(message);
-    return this.attempt(adapter, () => [], 'post', (plain) => start.call(adapter, target, outboundOf(m, plain)));
+    let last: PlatformError | undefined;
+    const ref = await this.attempt(adapter, () => [], 'post', async (plain) => {
+      try {
+        return await start.call(adapter, target, outboundOf(m, plain));
+      } catch (raw) {
+        last = adapter.classify(raw);
+        throw last;
+      }
+    });
+    return ref ? { ref } : { error: last?.message ?? `the ${adapter.platform} adapter did not open a conversation there` };
   }
 
   /** Edits a message; when it is gone, posts the content anew (unless told not to). Resolves to the message now showing it. */

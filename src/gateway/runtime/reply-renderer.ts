@@ -3,7 +3,8 @@
  * events such as pending approvals) into the live view, hands each snapshot to the platform-free
  * MessageWriter, and records every part of the reply in the delivery ledger from its first showing (a draft
  * preview included, as 'pending' until it becomes a message), so a restart can find replies that were cut
- * off. `finish()` settles the final text without the Stop button.
+ * off, and each step (post, edit, draft, retry, 429, failure) as a timeline event for the dashboard.
+ * `finish()` settles the final text without the Stop button.
  */
 import type { ChannelAdapter } from '../../adapters/contract/adapter';
 import type { Clock } from '../../adapters/contract/clock';
@@ -12,8 +13,10 @@ import { bindingKey, type ThreadRef } from '../../adapters/contract/thread-ref';
 import { emptyLiveView, foldLiveView, renderLiveReply, type LiveInput, type LiveView, type Pricing, type RateGovernor, type ReplySnapshot, type SecretRedactor } from '../../adapters/render';
 import { MessageWriter, type WriterEvent, type WriterResult } from '../../adapters/render/message-writer';
 import { withoutStatus } from '../../adapters/render/writer-plan';
-import type { GatewayStore } from '../store';
+import type { DeliveryEventKind, GatewayStore } from '../store';
 import type { Logger } from 'pino';
+
+const TIMELINE_OPS = new Set<string>(['post', 'edit', 'draft', 'delete', 'stream_start', 'stream_append', 'stream_stop']);
 
 export interface ReplyRendererOptions {
   adapter: ChannelAdapter;
@@ -44,6 +47,8 @@ export class ReplyRenderer {
   /** Parts whose ledger row carries the platform message id. */
   private readonly identified = new Set<number>();
   private firstSent = false;
+  /** Timeline writes, in order; finish() waits for them. */
+  private events: Promise<void> = Promise.resolve();
 
   constructor(private readonly o: ReplyRendererOptions) {
     this.view = foldLiveView(emptyLiveView(), { kind: 'task_started', at: o.clock.now() });
@@ -87,6 +92,7 @@ export class ReplyRenderer {
     this.view = foldLiveView(this.view, { kind: 'task_finished', at: this.o.clock.now() });
     const result = await this.writer.finish(this.redacted(renderLiveReply(this.view, { pricing: this.o.pricing, usageFooter: this.o.usageFooter }), false));
     const rows = await Promise.all(this.deliveries.values());
+    await this.events;
     for (const id of rows) {
       if (id === undefined || (opts.interrupted && result.ok)) continue;
       await this.o.store.setDeliveryState(id, result.ok ? 'finalized' : 'failed').catch((e) => this.o.logger.warn({ err: e }, 'delivery ledger update failed'));
@@ -111,12 +117,27 @@ export class ReplyRenderer {
     await this.o.store.updateSession(this.o.sessionId, { platform_problem: problem }).catch((e: unknown) => this.o.logger.warn({ err: e }, 'session update failed'));
   }
 
+  /** Appends a step to this Task's timeline (`part` null: the Task itself), after the ledger row exists. */
+  note(kind: DeliveryEventKind, detail: string | null, part: number | null = null, at = this.o.clock.now()): void {
+    const row = part === null ? undefined : this.deliveries.get(part);
+    this.events = this.events.then(async () => {
+      const deliveryId = row ? ((await row) ?? null) : null;
+      await this.o.store.addDeliveryEvent({ task_id: this.o.taskId, delivery_id: deliveryId, part, kind, detail, at });
+    }).catch((err: unknown) => this.o.logger.warn({ err }, 'delivery timeline write failed'));
+  }
+
   /** Stop without a final edit (gateway shutting down after the final was attempted). */
   close(): void {
     this.writer.close();
   }
 
   private onWriterEvent(e: WriterEvent): void {
+    this.record(e);
+    this.timeline(e);
+  }
+
+  /** The ledger rows of the reply's messages. */
+  private record(e: WriterEvent): void {
     if (e.type === 'failed') {
       this.o.logger.warn({ op: e.op, part: e.part, error: e.error.message, sessionId: this.o.sessionId }, 'platform call failed');
       return;
@@ -153,6 +174,31 @@ export class ReplyRenderer {
         if (id !== undefined) await this.o.store.setDeliveryShown(id, shown).catch((err: unknown) => this.o.logger.warn({ err }, 'delivery ledger write failed'));
         return id;
       }));
+    }
+  }
+
+  /** The writer's steps as timeline events; a deferral by the governor ('skipped') is not a step. */
+  private timeline(e: WriterEvent): void {
+    switch (e.type) {
+      case 'sent':
+        if (!TIMELINE_OPS.has(e.op)) return;
+        this.note(e.op as DeliveryEventKind, [e.messageId !== undefined ? `message ${e.messageId}` : undefined, e.final ? 'final' : undefined].filter(Boolean).join(', ') || null, e.part);
+        return;
+      case 'retry': {
+        const c = e.error.classification;
+        const wait = c.kind === 'retry' ? c.retryAfterMs : undefined;
+        if (wait !== undefined) this.note('rate_limited', `${e.op}: ${e.error.message} (asked to wait ${wait} ms)`, e.part);
+        else this.note('retry', `${e.op}, attempt ${e.attempt}: ${e.error.message}`, e.part);
+        return;
+      }
+      case 'degraded':
+        this.note('degraded', `${e.op}: ${e.reason}`, e.part);
+        return;
+      case 'failed':
+        this.note('failed', `${e.op}: ${e.error.message}`, e.part);
+        return;
+      case 'skipped':
+        return;
     }
   }
 

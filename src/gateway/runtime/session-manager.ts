@@ -9,77 +9,27 @@
 import { randomBytes } from 'node:crypto';
 import type { ChannelAdapter } from '../../adapters/contract/adapter';
 import { encodeActionPayload } from '../../adapters/contract/action-payload';
-import type { Clock, TimerHandle } from '../../adapters/contract/clock';
+import type { TimerHandle } from '../../adapters/contract/clock';
 import type { ChatUser, InboundMessage } from '../../adapters/contract/messages';
 import { bindingKey, type ThreadRef } from '../../adapters/contract/thread-ref';
-import type { Pricing, RateGovernor, SecretRedactor } from '../../adapters/render';
 import * as b from '../../core/omnimessage/builders';
 import { isPayload } from '../../core/omnimessage/guards';
 import type { OmniMessage } from '../../core/omnimessage/types';
 import { isApprovalMode, widensApproval, type ApprovalMode } from '../../core/state';
-import type { Logger } from 'pino';
-import type { GatewayMetrics } from '../admin/metrics';
-import type { GatewayConfig } from '../config';
-import type { GatewayStore } from '../store';
-import type { AgentPool } from './agent-pool';
-import type { ApprovalBroker } from './approval-broker';
-import { userRef, type Conversation, type Entry, type RunningTask, type ScheduledTaskRun, type TaskOutcome } from './conversation';
+import { userRef, type Conversation, type Entry, type RunningTask, type ScheduledTaskRun } from './conversation';
 import { prepareInput } from './inbound-input';
-import type { Outbox } from './outbox';
-import { SessionOpener, type OpenHow } from './session-opener';
+import { SessionOpener } from './session-opener';
 import { TaskRunner } from './task-runner';
 import { showTyping } from './typing';
 
 export type { Conversation } from './conversation';
 
-export interface RunningTaskView {
-  task_id: string;
-  session_id: string;
-  platform: string;
-  route: string;
-  /** `platform:user_id` of who started it. */
-  requester: string;
-  started_at: number;
-  /** Messages waiting to run after it. */
-  queued: number;
-}
-
-export interface SessionManagerOptions {
-  config: GatewayConfig;
-  store: GatewayStore;
-  pool: AgentPool;
-  broker: ApprovalBroker;
-  outbox: Outbox;
-  governor: RateGovernor;
-  clock: Clock;
-  logger: Logger;
-  metrics?: GatewayMetrics;
-  /** Pricing of a model, for the cost on the final line. */
-  pricingOf?: (provider: string, modelId: string) => Pricing | undefined;
-  /** Masks secrets in every live reply. */
-  redactor?: SecretRedactor;
-}
+export type { RunningTaskView, ScheduledJob, ScheduledResult, SessionManagerOptions } from './session-manager-types';
+import type { ScheduledJob, ScheduledResult, SessionManagerOptions, RunningTaskView } from './session-manager-types';
 
 const newTaskId = () => `t${randomBytes(6).toString('hex')}`;
 /** Who "sent" a scheduled Task's input (the engine's `sender: "server"`). */
 const SCHEDULE_USER: ChatUser = { id: 'schedule', name: 'schedule' };
-
-/** A schedule fire for the manager to run (scheduler/chat-executor.ts builds it). */
-export interface ScheduledJob {
-  schedule: Omit<ScheduledTaskRun, 'openToThread'>;
-  /** The `[scheduled_task]` user text. */
-  input: OmniMessage[];
-  open: OpenHow;
-  /** The Task is aborted with `maxDurationReason` after this long. */
-  maxDurationMs: number;
-  maxDurationReason: string;
-  /** The run's session exists and its Task started. */
-  onStarted(sessionId: string): Promise<void>;
-}
-
-export type ScheduledResult =
-  | { ok: true; sessionId: string; outcome: TaskOutcome }
-  | { ok: false; error: string; sessionId?: string; shuttingDown?: true };
 
 export class SessionManager {
   private readonly entries = new Map<string, Entry>();
@@ -134,7 +84,7 @@ export class SessionManager {
       entry.queue.push({ input: prepared.messages, user: msg.user });
       return;
     }
-    this.startTask(entry, prepared.messages, msg.user, { typingSent: true });
+    this.startTask(entry, prepared.messages, msg.user, { typingSent: true, inbound: { messageId: msg.messageId, eventId: msg.eventId, sentAt: msg.sentAt } });
   }
 
   /** `/stop`: only the Task's starter or an approver may stop it. */
@@ -382,11 +332,11 @@ export class SessionManager {
   }
 
   /** `typingSent`: the inbound handler already showed "typing…" for this message. */
-  private startTask(entry: Entry, input: OmniMessage[], user: ChatUser, o: { typingSent?: boolean; scheduled?: ScheduledTaskRun } = {}): RunningTask {
+  private startTask(entry: Entry, input: OmniMessage[], user: ChatUser, o: { typingSent?: boolean; scheduled?: ScheduledTaskRun; inbound?: RunningTask['inbound'] } = {}): RunningTask {
     const taskId = newTaskId();
     const abort = new AbortController();
     const requester = o.scheduled ? `schedule:${o.scheduled.id}` : userRef(entry.adapter.platform, user);
-    const running: RunningTask = { taskId, abort, requester, startedAt: this.o.clock.now(), done: Promise.resolve(), ...(o.scheduled ? { scheduled: o.scheduled } : {}) };
+    const running: RunningTask = { taskId, abort, requester, startedAt: this.o.clock.now(), done: Promise.resolve(), ...(o.scheduled ? { scheduled: o.scheduled } : {}), ...(o.inbound ? { inbound: o.inbound } : {}) };
     entry.running = running;
     this.tasks.set(taskId, entry);
     running.done = this.runner.run(entry, running, input, user, o.typingSent === true).then((outcome) => {

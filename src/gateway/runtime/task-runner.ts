@@ -93,6 +93,8 @@ export class TaskRunner {
       onResolved: (toolCallId, origin) => renderer.push({ kind: 'approval_resolved', toolCallId, origin }),
       signal: running.abort.signal,
     });
+    if (running.inbound) renderer.note('inbound', `message ${running.inbound.messageId} from ${user.name} (event ${running.inbound.eventId})`, null, running.inbound.sentAt);
+    renderer.note('task_started', scheduled ? `schedule ${scheduled.name}` : `asked by ${running.requester}`, null, started);
     this.o.metrics?.taskStarted(platform);
     await this.o.store.updateSession(session.id, { status: 'running' });
     // Before the run: every usage row of this Task is attributed to its requester from this record.

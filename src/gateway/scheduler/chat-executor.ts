@@ -123,8 +123,8 @@ export class ChatExecutor implements FireExecutor {
       thread = targetThread(t);
       if (!thread) {
         const opened = await this.o.outbox.startConversation(adapter, t, { text: `⏰ **${def.name}**` });
-        if (!opened) return { error: `deliver_to ${formatDeliveryTarget(t)}: the ${t.platform} adapter could not start a conversation there (see the log)` };
-        thread = opened.thread;
+        if ('error' in opened) return { error: `deliver_to ${formatDeliveryTarget(t)}: ${opened.error}` };
+        thread = opened.ref.thread;
       }
     }
     const route = routeOf(this.o.config, adapter!, thread!);

@@ -4,6 +4,7 @@
  * caller needs a transaction handle. Times are epoch milliseconds; ids of people are `platform:user_id`.
  * Traces stay the truth: sessions and usage can be rebuilt from them (reindex.ts).
  */
+import type { DeliveryStore } from './delivery-types';
 import type { StopReason, TokenCounts } from '../../core/omnimessage/types';
 
 export type ApprovalModeValue = 'allow-all' | 'deny-all' | 'read-only' | 'always-ask';
@@ -256,48 +257,7 @@ export interface TaskRunStore {
   listTaskRuns(filter: { session_id: string; limit?: number }): Promise<TaskRunRow[]>;
 }
 
-export type DeliveryPurpose = 'live' | 'final' | 'card' | 'notice' | 'schedule';
-export type DeliveryState = 'pending' | 'sent' | 'failed' | 'finalized' | 'interrupted';
-export interface DeliveryRow {
-  id: number;
-  platform: string;
-  chat: string;
-  platform_message_id: string | null;
-  session_id: string | null;
-  task_id: string | null;
-  purpose: DeliveryPurpose;
-  state: DeliveryState;
-  attempts: number;
-  last_error: string | null;
-  /** What the message last showed (Markdown, no live status line), for finalising it after a crash. */
-  shown: string | null;
-  created_at: number;
-  updated_at: number;
-}
-export interface NewDelivery {
-  platform: string;
-  chat: string;
-  purpose: DeliveryPurpose;
-  session_id?: string | null;
-  task_id?: string | null;
-  platform_message_id?: string | null;
-  state?: DeliveryState;
-}
-export interface DeliveryStore {
-  createDelivery(d: NewDelivery): Promise<DeliveryRow>;
-  getDelivery(id: number): Promise<DeliveryRow | undefined>;
-  /** One more attempt succeeded: `sent` with the platform's message id. */
-  markDeliverySent(id: number, platformMessageId: string): Promise<DeliveryRow | undefined>;
-  /** One more attempt failed; `final` gives up (`failed`), otherwise the state is kept for a retry. */
-  markDeliveryAttemptFailed(id: number, error: string, final: boolean): Promise<DeliveryRow | undefined>;
-  setDeliveryState(id: number, state: DeliveryState): Promise<DeliveryRow | undefined>;
-  /** Records what the message shows now. */
-  setDeliveryShown(id: number, shown: string): Promise<void>;
-  /** Deliveries still `pending` or `sent` (a reply a restart must finalise), oldest first. */
-  listOpenDeliveries(filter?: { purpose?: DeliveryPurpose; platform?: string }): Promise<DeliveryRow[]>;
-  /** Oldest first unless `newest_first`. */
-  listDeliveries(filter?: { session_id?: string; task_id?: string; platform?: string; chat?: string; state?: DeliveryState; newest_first?: boolean; limit?: number; offset?: number }): Promise<DeliveryRow[]>;
-}
+export type { DeliveryEventKind, DeliveryEventRow, DeliveryPurpose, DeliveryRow, DeliveryState, DeliveryStore, NewDelivery, NewDeliveryEvent } from './delivery-types';
 
 export interface InboundStore {
   /** True the first time (platform, eventId) is seen; false for a redelivery. */

@@ -2,7 +2,9 @@
  * Set-up for the Discord adapter's integration tests: a FakeDiscordServer with a short heartbeat (the real
  * discord.js client inside the adapter connects to it through GET /gateway/bot), adapters pointed at its
  * REST root, and `cleanup()` that stops every adapter and the server so no socket or timer outlives a test.
+ * `failure(call)` is the PlatformError a call must throw.
  */
+import { isPlatformError, type PlatformError } from '../../../src/adapters/contract/errors';
 import { DiscordAdapter, type DiscordAdapterDeps } from '../../../src/adapters/discord/adapter';
 import type { DiscordAdapterConfig } from '../../../src/adapters/discord/config';
 import { FakeDiscordServer, type FakeDiscordOptions } from '../../fakes/discord-server';
@@ -35,4 +37,15 @@ export async function startDiscordHarness(options: FakeDiscordOptions = {}): Pro
       await server.stop();
     },
   };
+}
+
+/** The PlatformError `call` throws; anything else (or no failure) fails the test. */
+export async function failure(call: () => Promise<unknown>): Promise<PlatformError> {
+  try {
+    await call();
+  } catch (e) {
+    if (isPlatformError(e)) return e;
+    throw new Error(`expected a PlatformError, got ${String(e)}`);
+  }
+  throw new Error('expected the call to fail');
 }

@@ -5,13 +5,12 @@
  * archived messages post anew, over-long text re-split, 429s / 5xx / cut connections retried with the
  * server's delay); a refused thread falls back to the channel; rate scopes follow the bucket headers.
  */
-import { isPlatformError, type PlatformError } from '../../../src/adapters/contract/errors';
 import type { OutboundContent } from '../../../src/adapters/contract/surface';
 import type { DiscordThreadRef } from '../../../src/adapters/contract/thread-ref';
 import type { DiscordAdapter } from '../../../src/adapters/discord/adapter';
 import { bucketHash } from '../../fakes/discord-rate-limit';
 import type { FakeDiscordOptions } from '../../fakes/discord-server';
-import { RecordingHandler, startDiscordHarness, type DiscordHarness } from './harness';
+import { failure, RecordingHandler, startDiscordHarness, type DiscordHarness } from './harness';
 
 let h: DiscordHarness;
 afterEach(async () => {
@@ -28,16 +27,6 @@ async function started(options: FakeDiscordOptions = { rateLimits: false }): Pro
 }
 
 const general = (): DiscordThreadRef => ({ platform: 'discord', guild: h.server.defaultGuild.id, channel: h.server.channelId('general'), thread: null });
-
-async function failure(call: () => Promise<unknown>): Promise<PlatformError> {
-  try {
-    await call();
-  } catch (e) {
-    if (isPlatformError(e)) return e;
-    throw new Error(`expected a PlatformError, got ${String(e)}`);
-  }
-  throw new Error('expected the call to fail');
-}
 
 describe('what is sent', () => {
   it('renders Discord Markdown, tables as code blocks, and pings nobody whatever the model wrote', async () => {

@@ -70,6 +70,24 @@ describe('GET /api/deliveries', () => {
   });
 });
 
+describe('GET /api/tasks/:id/timeline', () => {
+  it('answers one Task\'s messages and steps in order, 404 for a Task the ledger has nothing of, 400 for a bad id', async () => {
+    const a = await delivery('sent', 's1', 't1');
+    await delivery('sent', 's1', 't2');
+    await h.store.addDeliveryEvent({ task_id: 't1', delivery_id: null, part: null, kind: 'task_started', detail: 'asked by telegram:42' });
+    await h.store.addDeliveryEvent({ task_id: 't1', delivery_id: a, part: 0, kind: 'post', detail: `message m${a}` });
+    const r = await h.call('/api/tasks/t1/timeline');
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ task_id: 't1', session_id: 's1' });
+    expect(r.body.deliveries.map((d: any) => d.id)).toEqual([a]);
+    expect(r.body.events.map((e: any) => [e.kind, e.delivery_id])).toEqual([['task_started', null], ['post', a]]);
+    expect((await h.call('/api/tasks/t9/timeline')).body.error.code).toBe('task_not_found');
+    const bad = await h.call('/api/tasks/a%20b/timeline');
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toMatch(/^path\.id: expected a task id/);
+  });
+});
+
 describe('POST /api/deliveries/:id/resend', () => {
   it('answers what the runtime did, and maps its refusals', async () => {
     const id = await delivery('failed');

@@ -3,7 +3,8 @@
  * `discord.message_content` without the application's Message Content intent fails naming the intent; a
  * configured guild where the bot's roles lack permissions the adapter uses fails naming them, with an
  * invite link that grants exactly the right set; a guild the bot is not in, roles or an application that
- * cannot be read fail naming what could not be read. The token never appears in the output.
+ * cannot be read fail naming what could not be read. The token may come as DISCORD_TOKEN; set under both
+ * names to different tokens it stops doctor and start. The token never appears in the output.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -81,4 +82,29 @@ it("fails when a guild's roles or the application cannot be read", async () => {
   expect(discordLine(r.stdout)).toMatch(/: could not read the application \(HTTP 502\)$/);
   expect(r.stdout).toContain('→ check DISCORD_API_URL and try again');
   expect(r.stdout).not.toContain(dc.token);
+});
+
+it('takes the token as DISCORD_TOKEN too; two different tokens stop doctor and start with an error naming both variables', async () => {
+  const { root } = await setUp({}, () => 'discord:\n  message_content: false\n');
+  delete c.env.DISCORD_BOT_TOKEN;
+  c.env.DISCORD_TOKEN = dc.token;
+  const alias = await c.run(['doctor']);
+  expect(discordLine(alias.stdout)).toBe(`✓ discord      bot penguin-bot (id ${dc.applicationId}) via ${root}`);
+  expect(alias.code).toBe(0);
+
+  c.env.DISCORD_BOT_TOKEN = `${dc.token}-other`;
+  const message = 'environment: DISCORD_TOKEN: expected the same value as DISCORD_BOT_TOKEN (both name the Discord bot token; set only one), found a different token than DISCORD_BOT_TOKEN';
+  let started = false;
+  for (const argv of [['doctor'], ['start']]) {
+    const r = await c.run(argv, {
+      loadStart: () => async () => {
+        started = true;
+        return { done: Promise.resolve(0) };
+      },
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(message);
+    expect(r.stderr + r.stdout).not.toContain(dc.token);
+  }
+  expect(started).toBe(false);
 });

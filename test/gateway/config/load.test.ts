@@ -140,6 +140,16 @@ describe('environment', () => {
     expect(e.find((x) => x.path === 'PENGUIN_DM_POLICY')?.message).toBe('environment: PENGUIN_DM_POLICY: expected one of pairing|allowlist|open|disabled, found "friends"');
   });
 
+  it('takes DISCORD_TOKEN as another name for DISCORD_BOT_TOKEN, and refuses the two set to different tokens', () => {
+    expect(ok(undefined, { DISCORD_TOKEN: 'dtok' }).discord).toMatchObject({ configured: true, bot_token: 'dtok' });
+    expect(ok(undefined, { DISCORD_TOKEN: 'dtok', DISCORD_BOT_TOKEN: ' dtok ' }).discord).toMatchObject({ configured: true, bot_token: 'dtok' });
+    expect(ok(undefined, { DISCORD_TOKEN: '', DISCORD_BOT_TOKEN: 'dtok' }).discord.bot_token).toBe('dtok');
+    expect(errs(undefined, { DISCORD_TOKEN: 'one', DISCORD_BOT_TOKEN: 'two' }).map((e) => e.message)).toEqual([
+      'environment: DISCORD_TOKEN: expected the same value as DISCORD_BOT_TOKEN (both name the Discord bot token; set only one), found a different token than DISCORD_BOT_TOKEN',
+    ]);
+    expect(errs(undefined, { DISCORD_TOKEN: 'a b' })[0].path).toBe('DISCORD_TOKEN');
+  });
+
   it('requires a Slack mode credential next to the bot token', () => {
     expect(errs(undefined, { SLACK_BOT_TOKEN: 'xoxb-1' }).map((e) => e.message)).toEqual([
       'environment: SLACK_BOT_TOKEN: expected SLACK_APP_TOKEN (Socket Mode) or SLACK_SIGNING_SECRET (HTTP mode) alongside it, found neither',

@@ -9,6 +9,8 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ChannelAdapter } from '../../../src/adapters/contract/adapter';
+import { PlatformError } from '../../../src/adapters/contract/errors';
 import { finishChunk, stream, textChunks, turn, usageChunk } from '../../fakes/openai-server';
 import { FakeChatAdapter } from '../runtime/fake-chat-adapter';
 import { fakeChannelAdapter } from './fake-channel-adapter';
@@ -221,16 +223,19 @@ describe('limits and other targets', () => {
 });
 
 describe('channel targets (Slack, Discord)', () => {
+  /** The runtime with a channel adapter (posing as Slack) and one schedule `eng`, due now, delivering to its channel. */
+  const startOnChannel = (slack: ChannelAdapter): Promise<Harness> => startHarness({
+    extra: () => [{ adapter: slack }],
+    scheduler: { rescanMs: 0 },
+    prepare: async (data) => {
+      await mkdir(scheduleDir(data), { recursive: true });
+      await writeFile(join(scheduleDir(data), 'eng.toml'), dueNow('deliver_to = "slack:T0123ABCD:C0456EFGH"\n'));
+    },
+  });
+
   it('open a new thread in the channel naming the schedule, reply in it, and a message in the thread continues the session', async () => {
     const slack = fakeChannelAdapter();
-    h = await startHarness({
-      extra: () => [{ adapter: slack }],
-      scheduler: { rescanMs: 0 },
-      prepare: async (data) => {
-        await mkdir(scheduleDir(data), { recursive: true });
-        await writeFile(join(scheduleDir(data), 'eng.toml'), dueNow('deliver_to = "slack:T0123ABCD:C0456EFGH"\n'));
-      },
-    });
+    h = await startOnChannel(slack);
     h.model.enqueue(turn({ text: 'Two PRs need review.' }));
     const run = await finishedRun(h, 'eng');
     expect(run.status).toBe('completed');
@@ -247,16 +252,20 @@ describe('channel targets (Slack, Discord)', () => {
 
   it('report an adapter that cannot open threads as the delivery problem, and fail its runs with it', async () => {
     const slack = fakeChannelAdapter({ canStart: false });
-    h = await startHarness({
-      extra: () => [{ adapter: slack }],
-      scheduler: { rescanMs: 0 },
-      prepare: async (data) => {
-        await mkdir(scheduleDir(data), { recursive: true });
-        await writeFile(join(scheduleDir(data), 'eng.toml'), dueNow('deliver_to = "slack:T0123ABCD:C0456EFGH"\n'));
-      },
-    });
+    h = await startOnChannel(slack);
     const run = await finishedRun(h, 'eng');
     expect(run.error).toBe('deliver_to slack:T0123ABCD:C0456EFGH: the slack adapter of this gateway cannot start conversations in a channel');
+    expect(slack.posted).toEqual([]);
+  });
+
+  it("fail a run whose conversation the platform refused with the adapter's reason", async () => {
+    const slack = fakeChannelAdapter();
+    slack.startConversation = async () => {
+      throw new PlatformError('slack', { kind: 'surface', reason: 'permission' }, 'not_in_channel');
+    };
+    h = await startOnChannel(slack);
+    const run = await finishedRun(h, 'eng');
+    expect(run).toMatchObject({ status: 'failed', error: 'deliver_to slack:T0123ABCD:C0456EFGH: not_in_channel' });
     expect(slack.posted).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-/** Deliveries, inbound dedupe and schedule runs. */
+/** Deliveries and their reply timelines, inbound dedupe and schedule runs. */
 import type { GatewayStore } from '../../../src/gateway/store';
 import { openTestStore, type TestStore } from './helpers';
 
@@ -41,6 +41,25 @@ describe('deliveries', () => {
     expect((await store.listDeliveries({ task_id: 'task-9' })).map((d) => d.id)).toEqual([pending.id]);
     expect((await store.listDeliveries({ platform: 'telegram', chat: '42' })).map((d) => d.id)).toEqual([live.id, done.id]);
     expect(await store.listDeliveries({ limit: 1 })).toHaveLength(1);
+  });
+});
+
+describe('reply timelines', () => {
+  it('keep a Task\'s steps in the order written, apart from other Tasks, until pruned', async () => {
+    const d = await store.createDelivery({ platform: 'telegram', chat: '42', purpose: 'live', session_id: 's1', task_id: 'task-1' });
+    await store.addDeliveryEvent({ task_id: 'task-1', delivery_id: null, part: null, kind: 'inbound', detail: 'message 5', at: t.clock.t - 500 });
+    await store.addDeliveryEvent({ task_id: 'task-1', delivery_id: d.id, part: 0, kind: 'rate_limited', detail: 'x'.repeat(3000) });
+    await store.addDeliveryEvent({ task_id: 'task-2', delivery_id: null, part: null, kind: 'task_started', detail: null });
+    t.clock.t += 1000;
+    await store.addDeliveryEvent({ task_id: 'task-1', delivery_id: d.id, part: 0, kind: 'post', detail: 'message 1001' });
+    const steps = await store.listDeliveryEvents('task-1');
+    expect(steps.map((e) => [e.kind, e.delivery_id, e.part])).toEqual([['inbound', null, null], ['rate_limited', d.id, 0], ['post', d.id, 0]]);
+    expect(steps[0].at).toBe(t.clock.t - 1500);
+    expect(steps[1].detail).toHaveLength(2000);
+    expect(await store.listDeliveryEvents('task-1', 1)).toHaveLength(1);
+    expect(await store.pruneDeliveryEvents(t.clock.t)).toBe(3);
+    expect((await store.listDeliveryEvents('task-1')).map((e) => e.kind)).toEqual(['post']);
+    expect(await store.listDeliveryEvents('task-2')).toEqual([]);
   });
 });
 

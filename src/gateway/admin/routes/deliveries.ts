@@ -3,7 +3,9 @@
  * lists outbound platform messages (newest first by default; `order=asc` reads one reply's timeline in
  * order). `POST /api/deliveries/:id/resend` posts a dead letter (`failed`) again through the runtime:
  * 404 `delivery_not_found`, 409 when it is not failed or has nothing to send, 503 when its platform is not
- * running, 502 when the platform refuses again.
+ * running, 502 when the platform refuses again. `GET /api/tasks/:id/timeline` is one Task's delivery in
+ * order: `{task_id, session_id, deliveries, events}`, events being the inbound message, the start and every
+ * post, edit, draft, retry, 429 and failure (404 `task_not_found` when the ledger has nothing of it).
  */
 import { Router } from 'express';
 import { z } from 'zod';
@@ -29,6 +31,8 @@ const idParam = z.strictObject({
   id: z.string().regex(/^[1-9]\d{0,14}$/, { error: 'expected a delivery id (a positive integer)' }).transform(Number),
 });
 
+const taskParam = z.strictObject({ id: z.string().regex(/^[A-Za-z0-9_.:-]{1,100}$/, { error: 'expected a task id' }) });
+
 const FAILURE = {
   not_found: [404, 'delivery_not_found'],
   not_failed: [409, 'not_a_dead_letter'],
@@ -48,6 +52,13 @@ export function deliveryRoutes(store: GatewayStore, runtime: AdminRuntime): Rout
       newest_first: q.order === 'desc', limit: q.limit, offset: q.offset,
     });
     res.json({ deliveries, limit: q.limit, offset: q.offset });
+  });
+
+  r.get('/tasks/:id/timeline', async (req, res) => {
+    const { id } = parseInput(taskParam, req.params, 'path');
+    const [deliveries, events] = await Promise.all([store.listDeliveries({ task_id: id, limit: 500 }), store.listDeliveryEvents(id, 2000)]);
+    if (deliveries.length === 0 && events.length === 0) throw new ApiError(404, 'task_not_found', `the delivery ledger has nothing of task ${JSON.stringify(id)}`);
+    res.json({ task_id: id, session_id: deliveries.find((d) => d.session_id)?.session_id ?? null, deliveries, events });
   });
 
   r.post('/deliveries/:id/resend', async (req, res) => {

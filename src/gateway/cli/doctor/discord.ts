@@ -56,7 +56,7 @@ export async function checkDiscord(c: GatewayConfig['discord'], timeoutMs: numbe
   const id = str(field(r.json, 'id'));
   const message = str(field(r.json, 'message')) ?? 'no message';
   if (r.status === 401 || r.status === 403) {
-    return { name, status: 'fail', detail: `${root} rejected the bot token (HTTP ${r.status}: ${message})`, fix: 'set DISCORD_BOT_TOKEN to the token from the Developer Portal (Application → Bot → Reset Token)' };
+    return { name, status: 'fail', detail: `${root} rejected the bot token (HTTP ${r.status}: ${message})`, fix: 'set DISCORD_BOT_TOKEN to the token from the Developer Portal (Application → Bot → Reset Token), or DISCORD_TOKEN if that is the one you set' };
   }
   if (r.status !== 200 || !id) return { name, status: 'fail', detail: `unexpected answer from ${root}/v10/users/@me (HTTP ${r.status}: ${message})`, fix: 'check DISCORD_API_URL and try again' };
   const bot = `bot ${str(field(r.json, 'username')) ?? '?'} (id ${id}) via ${root}`;

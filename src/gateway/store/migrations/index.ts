@@ -6,7 +6,8 @@ import { deliveryShown } from './004-delivery-shown';
 import { pairingNotified } from './005-pairing-notified';
 import { schedules } from './006-schedules';
 import { taskRuns } from './007-task-runs';
+import { deliveryEvents } from './008-delivery-events';
 import type { Migration } from './types';
 
-export const MIGRATIONS: readonly Migration[] = [initial, platformProblem, groupAccess, deliveryShown, pairingNotified, schedules, taskRuns];
+export const MIGRATIONS: readonly Migration[] = [initial, platformProblem, groupAccess, deliveryShown, pairingNotified, schedules, taskRuns, deliveryEvents];
 export type { Migration } from './types';

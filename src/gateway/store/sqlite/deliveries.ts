@@ -1,9 +1,9 @@
 /**
  * The delivery ledger on SQLite: every outbound platform message with its purpose, state, attempts and
  * what it last showed, so a restart can finalise replies left mid-stream and the dashboard can draw a
- * timeline per message.
+ * timeline per message, with the steps of each Task's reply (delivery_events) in order.
  */
-import type { DeliveryRow, DeliveryState, DeliveryStore, NewDelivery } from '../types';
+import type { DeliveryEventRow, DeliveryRow, DeliveryState, DeliveryStore, NewDelivery } from '../types';
 import { clampLimit, where, type Sql } from './sql';
 
 export function deliveryMethods(q: Sql): DeliveryStore {
@@ -51,6 +51,18 @@ export function deliveryMethods(q: Sql): DeliveryStore {
         ['platform = ?', f.platform],
       ], [`state IN ('pending', 'sent')`]);
       return q.all<DeliveryRow>(`SELECT * FROM deliveries ${w.sql} ORDER BY created_at, id`, ...w.params);
+    },
+
+    async addDeliveryEvent(e) {
+      q.run('INSERT INTO delivery_events (task_id, delivery_id, part, kind, detail, at) VALUES (?, ?, ?, ?, ?, ?)', e.task_id, e.delivery_id, e.part, e.kind, e.detail?.slice(0, 2000) ?? null, e.at ?? q.now());
+    },
+
+    async listDeliveryEvents(taskId, limit) {
+      return q.all<DeliveryEventRow>('SELECT * FROM delivery_events WHERE task_id = ? ORDER BY id LIMIT ?', taskId, clampLimit(limit, 2000));
+    },
+
+    async pruneDeliveryEvents(before) {
+      return q.run('DELETE FROM delivery_events WHERE at < ?', before).changes;
     },
 
     async listDeliveries(f = {}) {
