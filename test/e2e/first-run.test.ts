@@ -20,7 +20,8 @@ beforeEach(() => {
 });
 afterEach(async () => {
   await killAllGateways();
-  rmSync(dir, { recursive: true, force: true });
+  // The pty's gateway dies of the hang-up a moment after `script` exits: give its last writes that moment.
+  rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
 });
 
 const home = () => join(dir, 'data');

@@ -112,7 +112,21 @@ it('`npm start` in this checkout runs the built gateway without compiling', asyn
     expect(err).not.toContain('building first');
     expect(statSync(join(ROOT, 'dist', '.build-stamp')).mtimeMs).toBe(stampBefore);
   } finally {
-    if (child.pid !== undefined) process.kill(-child.pid, 'SIGTERM');
+    if (child.pid !== undefined) await endGroup(child.pid);
     await exited;
   }
 }, 60_000);
+
+/** SIGTERM to the group (npm, its shell, the gateway), then wait until every one of them is gone. */
+async function endGroup(pgid: number): Promise<void> {
+  process.kill(-pgid, 'SIGTERM');
+  for (let i = 0; i < 400; i++) {
+    try {
+      process.kill(-pgid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  process.kill(-pgid, 'SIGKILL');
+}
