@@ -30,7 +30,7 @@ afterEach(async () => {
   const packed = await exec('npm', ['pack', '--json', '--pack-destination', dir], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 });
   const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
   const files = info.files.map((f) => f.path);
-  expect(files).toEqual(expect.arrayContaining(['package.json', 'dist/src/gateway/cli.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/dashboard/app.html', 'dist/dashboard/app.js', 'config/gateway.yaml', 'skills/safe-shell/SKILL.md']));
+  expect(files).toEqual(expect.arrayContaining(['package.json', 'dist/src/gateway/cli.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/dashboard/app.html', 'dist/dashboard/app.js', 'config/gateway.yaml', 'skills/safe-shell/SKILL.md', '.env.example']));
   expect(files.filter((f) => /^(src|test|bench|scripts)\//.test(f) || f.startsWith('dist/test/') || f.startsWith('dist/bench/') || f.endsWith('.map'))).toEqual([]);
 
   const app = join(dir, 'app');
