@@ -1,14 +1,14 @@
 #!/usr/bin/env node
 /**
- * The `penguin-gateway` executable: runs the command line against the real process streams and
- * environment and leaves the exit code in `process.exitCode` (so buffered output is flushed first).
- * Everything else lives in ./cli/ (import `./cli/index`: a bare `./cli` resolves to this file, which is
- * why it only acts when run as the program).
+ * The `penguin-gateway` executable: `main(argv)` runs the command line against the real process streams
+ * and environment and leaves the exit code in `process.exitCode` (so buffered output is flushed first).
+ * It runs by itself when this file is the program; scripts/start.js (`npm start`) calls `main`.
+ * Everything else lives in ./cli/ (import `./cli/index`: a bare `./cli` resolves to this file).
  */
 import { runCli } from './cli/run';
 
-if (require.main === module) {
-  runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd(), stdin: process.stdin }).then(
+export function main(argv: string[]): void {
+  runCli(argv, { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd(), stdin: process.stdin }).then(
     (code) => {
       process.exitCode = code;
     },
@@ -18,3 +18,5 @@ if (require.main === module) {
     },
   );
 }
+
+if (require.main === module) main(process.argv.slice(2));

@@ -1,13 +1,15 @@
 /**
  * `penguin-gateway start`: builds the gateway from the validated config (src/gateway/runtime/gateway.ts)
- * with the platform adapters whose credentials exist (src/gateway/platforms.ts), then waits for SIGTERM or
- * SIGINT to shut down gracefully. A second signal exits at once. `done` settles with the exit code.
+ * with the platform adapters whose credentials exist (src/gateway/platforms.ts), prints the start-up
+ * summary once the agents are loaded (./startup-summary.ts), then waits for SIGTERM or SIGINT to shut down
+ * gracefully. A second signal exits at once. `done` settles with the exit code.
  */
 import { SecretRedactor } from '../adapters/render';
 import type { StartGateway } from './cli/start';
 import { createLogger } from './logger';
 import { buildPlatforms } from './platforms';
 import { createGateway } from './runtime/gateway';
+import { printStartupSummary, startupSummary } from './startup-summary';
 
 export const startGateway: StartGateway = async (opts) => {
   const redactor = new SecretRedactor();
@@ -20,6 +22,7 @@ export const startGateway: StartGateway = async (opts) => {
     stdout: opts.stdout,
     platforms: (ctx) => buildPlatforms(opts.config, ctx),
   });
+  let stopping = false;
   const done = new Promise<number>((resolve) => {
     let signals = 0;
     const onSignal = (signal: NodeJS.Signals) => {
@@ -28,6 +31,7 @@ export const startGateway: StartGateway = async (opts) => {
         logger.warn({ signal }, 'second signal: exiting now');
         process.exit(130);
       }
+      stopping = true;
       logger.info({ signal }, 'shutting down');
       gateway.shutdown('gateway shutting down').then(
         () => {
@@ -46,5 +50,10 @@ export const startGateway: StartGateway = async (opts) => {
   });
   // Said only once the signal handlers are in place: whoever waits for this line may stop the process at once.
   opts.stdout.write(`penguin-gateway listening on ${gateway.url}\n`);
+  void gateway.agents.then((agents) => {
+    if (stopping) return;
+    const lines = startupSummary({ config: opts.config, url: gateway.url, adapters: gateway.health().adapters, agents, adminToken: gateway.adminToken });
+    printStartupSummary(lines, opts.stdout, logger, opts.config.home);
+  });
   return { done };
 };

@@ -30,6 +30,8 @@ export interface GatewayProcess {
   readonly listeningMs: number;
   /** What the process wrote to stdout and stderr so far (the last 256 KiB). */
   output(): string;
+  /** What it wrote to stdout alone (the last 256 KiB). */
+  stdout(): string;
   /** Settles with the exit code (null when a signal ended it). */
   readonly exited: Promise<number | null>;
   /** SIGTERM, then the exit code. */
@@ -46,6 +48,8 @@ export interface SpawnGatewayOptions {
   startTimeoutMs?: number;
   /** Node flags placed before the CLI (e.g. `--cpu-prof`). */
   nodeArgs?: string[];
+  /** Another build of the CLI (an installed package's); default this checkout's GATEWAY_CLI. */
+  cli?: string;
 }
 
 const live = new Set<ChildProcess>();
@@ -67,13 +71,18 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 export function spawnGateway(o: SpawnGatewayOptions): Promise<GatewayProcess> {
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: o.dir, ...o.env };
   const t0 = performance.now();
-  const child = spawn(process.execPath, [...(o.nodeArgs ?? []), GATEWAY_CLI, 'start'], { env, cwd: o.dir, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(process.execPath, [...(o.nodeArgs ?? []), o.cli ?? GATEWAY_CLI, 'start'], { env, cwd: o.dir, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   live.add(child);
   let out = '';
+  let stdout = '';
   const keep = (d: Buffer) => {
     out += d.toString('utf8');
     if (out.length > OUTPUT_LIMIT) out = out.slice(-OUTPUT_LIMIT);
   };
+  child.stdout!.on('data', (d: Buffer) => {
+    stdout += d.toString('utf8');
+    if (stdout.length > OUTPUT_LIMIT) stdout = stdout.slice(-OUTPUT_LIMIT);
+  });
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
   const exited = exitOf(child);
@@ -93,6 +102,7 @@ export function spawnGateway(o: SpawnGatewayOptions): Promise<GatewayProcess> {
         child,
         listeningMs: performance.now() - t0,
         output: () => out,
+        stdout: () => stdout,
         exited,
         stop: () => {
           child.kill('SIGTERM');

@@ -3,7 +3,8 @@
  * `PENGUIN_ADMIN_TOKEN` set nothing is generated; otherwise, when the store holds no token hash yet, a
  * random URL-safe token is generated and its sha256 stored. The plain token goes only where the operator
  * alone reads it: the terminal when `out` is one, else a 0600 file under the data root whose path is
- * printed (stdout may carry the JSON log stream to a collector). Later starts find the hash and print nothing.
+ * printed, as a log record when a logger is given (off a terminal stdout carries the JSON log stream to a
+ * collector). Later starts find the hash and print nothing.
  */
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
@@ -33,7 +34,12 @@ export function envAdminToken(env: Record<string, string | undefined>): string |
 
 export type EnsuredAdminToken = { source: 'env' | 'store' } | { source: 'generated'; token: string; file?: string };
 
-export async function ensureAdminToken(store: AdminTokenStore, env: Record<string, string | undefined>, out: TextOut, home: string): Promise<EnsuredAdminToken> {
+/** The part of the logger the token notice needs. */
+export interface NoticeLog {
+  warn(fields: Record<string, unknown>, msg: string): void;
+}
+
+export async function ensureAdminToken(store: AdminTokenStore, env: Record<string, string | undefined>, out: TextOut, home: string, log?: NoticeLog): Promise<EnsuredAdminToken> {
   if (envAdminToken(env) !== undefined) return { source: 'env' };
   if ((await store.listAdminTokens()).length > 0) return { source: 'store' };
   const token = generateAdminToken();
@@ -45,6 +51,10 @@ export async function ensureAdminToken(store: AdminTokenStore, env: Record<strin
   }
   const file = join(home, ADMIN_TOKEN_FILE);
   await writeFile(file, `${token}\n`, { mode: 0o600 });
+  if (log) {
+    log.warn({ file }, `generated an admin token for the admin API and dashboard: it is in ${file} (readable only by this user; the database keeps only its hash); copy it somewhere safe, then delete the file`);
+    return { source: 'generated', token, file };
+  }
   out.write(['', 'penguin-gateway: generated an admin token for the admin API and dashboard.', `It is in ${file} (readable only by this user); the database keeps only its hash.`, 'Copy it somewhere safe, then delete the file.', use, ''].join('\n'));
   return { source: 'generated', token, file };
 }

@@ -23,7 +23,7 @@ Options:
   -V, --version             print the version
 
 Credentials and addresses come from the environment (PENGUIN_HOME, TELEGRAM_BOT_TOKEN, SLACK_BOT_TOKEN,
-DISCORD_BOT_TOKEN, OPENAI_API_KEY, ...); see config/gateway.yaml for the full list.
+DISCORD_BOT_TOKEN, OPENAI_API_KEY, ...); .env.example lists them all, config/gateway.yaml every setting.
 `;
 
 export const COMMAND_HELP: Record<string, string> = {
@@ -31,13 +31,15 @@ export const COMMAND_HELP: Record<string, string> = {
 
 Validates the config (errors are printed and nothing is touched), then runs the gateway until SIGTERM or
 SIGINT. On the first start without PENGUIN_ADMIN_TOKEN an admin token is generated and printed once.
+Every start then sums up the dashboard URL, which adapters are off (and the variable that turns each on)
+and whether each routed agent has a model endpoint: as text on a terminal, as log records otherwise.
 `,
   doctor: `Usage: penguin-gateway doctor [--config <path>] [--timeout <ms>]
 
-Checks the config, the data root, the database, the admin token, the listen address, each configured
-platform token (one read-only API call each) and the model of each routed agent (the gateway's own
-request: GET /models, else a one-token completion); prints what to fix and writes nothing. Exit code 0
-when no check fails. --timeout bounds each network check (default 10000 ms).
+Checks the config, the data root and its free space, the database, the admin token, the listen
+address, each configured platform token (one read-only API call each) and the model of each routed agent
+(the gateway's own request: GET /models, else a one-token completion); prints what to fix and writes
+nothing. Exit code 0 when no check fails. --timeout bounds each network check (default 10000 ms).
 `,
   reindex: `Usage: penguin-gateway reindex [--config <path>]
 

@@ -10,3 +10,4 @@ export {
 } from './schema';
 export { PLATFORMS, CHAT_PLATFORMS, parseUserRef, formatUserRef, isPlatform, type Platform, type ChatPlatform, type UserRef } from './user-ref';
 export type * from './types';
+export { PLATFORM_CREDENTIALS, platformOff, offHint, type PlatformOff } from './enable-hints';

@@ -32,7 +32,7 @@ import { TraceLedger } from './trace-ledger';
 const PAIRING_POLL_MS = 2000;
 import { AdapterBoard } from './adapter-board';
 import { AgentPool } from './agent-pool';
-import { warmAgents } from './agent-warmup';
+import { warmAgents, type AgentReport } from './agent-warmup';
 import { ApprovalBroker } from './approval-broker';
 import { GatewayInbound } from './inbound';
 import { meterAdapter } from './metered-adapter';
@@ -70,6 +70,10 @@ export interface GatewayHandle {
   readonly manager: SessionManager;
   readonly metrics: GatewayMetrics;
   readonly scheduler: Scheduler;
+  /** Where the admin credential comes from; for a token generated now, the file it went to (off a terminal). */
+  readonly adminToken: { source: 'env' | 'store' | 'generated'; file?: string };
+  /** Settles once the start-up warm-up has loaded every routed agent: how each one stands (empty if it failed). */
+  readonly agents: Promise<AgentReport[]>;
   health(): ReturnType<AdminRuntime['health']>;
   shutdown(reason?: string): Promise<void>;
 }
@@ -98,7 +102,7 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
   const opened = await openGatewayStore({ dbPath: config.db_path, home: config.home });
   if (opened.rebuilt) logger.warn({ reason: opened.rebuilt.reason, problems: opened.rebuilt.report.problems.slice(0, 20) }, describeRebuild(opened.rebuilt, config.db_path));
   const store = opened.store;
-  const admin = await ensureAdminToken(store, env, o.stdout, config.home);
+  const admin = await ensureAdminToken(store, env, o.stdout, config.home, logger);
   const metrics = new GatewayMetrics({ processMetrics: true });
   const governor = new RateGovernor(clock);
   const redactor = o.redactor ?? new SecretRedactor();
@@ -192,10 +196,14 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
   await store.resetBusySessions();
   await board.startAll(bindings, (b) => inbound.handlerFor(b.adapter));
   board.noteAbsent(config);
-  let warmed!: Promise<void>;
+  const agents = warmAgents(config, pool, prices, logger).catch((err: unknown): AgentReport[] => {
+    logger.warn({ err }, 'agent warm-up failed');
+    return [];
+  });
+  const warmed = agents.then(() => undefined);
   const background = [
     recoverInterruptedReplies({ config, store, broker, manager, outbox, logger, adapterFor }).catch((err: unknown) => logger.warn({ err }, 'recovering interrupted replies failed')),
-    (warmed = warmAgents(config, pool, prices, logger).catch((err: unknown) => logger.warn({ err }, 'agent warm-up failed'))),
+    warmed,
   ];
   manager.startEviction();
   notifier.start();
@@ -231,7 +239,8 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
     })();
     return stopping;
   };
-  return { url: listener.url, store, manager, metrics, scheduler, health: runtime.health, shutdown };
+  const adminToken = admin.source === 'generated' ? { source: admin.source, ...(admin.file ? { file: admin.file } : {}) } : { source: admin.source };
+  return { url: listener.url, store, manager, metrics, scheduler, adminToken, agents, health: runtime.health, shutdown };
 }
 
 /** One listener: the request log, each adapter's routes, then the admin API. */

@@ -1,6 +1,6 @@
 /**
  * First-start admin token: generated once (URL-safe, random), shown once on a terminal (or, when stdout is
- * not one, written to a 0600 file whose path is printed), stored only as its sha256 (the plain token is
+ * not one, written to a 0600 file whose path is printed, or logged when a logger is given), stored only as its sha256 (the plain token is
  * nowhere in the database files); later starts, on the same or a reopened store, print nothing; with
  * PENGUIN_ADMIN_TOKEN set nothing is generated or stored.
  */
@@ -58,6 +58,17 @@ describe('ensureAdminToken', () => {
     expect(out.text).toContain(r.file!);
     expect(out.text).not.toContain(r.token);
     expect(await isAdminToken(r.token, store)).toBe(true);
+  });
+
+  it('off a terminal with a logger, says where the file is in one log record and writes nothing else', async () => {
+    const out = capture(false);
+    const records: { fields: Record<string, unknown>; msg: string }[] = [];
+    const r = await ensureAdminToken(store, {}, out, dir, { warn: (fields, msg) => records.push({ fields, msg }) });
+    if (r.source !== 'generated') throw new Error('expected a generated token');
+    expect(out.text).toBe('');
+    expect(records).toEqual([{ fields: { file: join(dir, 'admin-token') }, msg: expect.stringContaining(`it is in ${join(dir, 'admin-token')}`) }]);
+    expect(JSON.stringify(records)).not.toContain(r.token);
+    expect(readFileSync(r.file!, 'utf8')).toBe(`${r.token}\n`);
   });
 
   it('generates a different token in another home', async () => {

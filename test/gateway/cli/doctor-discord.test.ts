@@ -2,8 +2,9 @@
  * doctor's Discord check against the fake Discord platform: a good token and complete permissions pass;
  * `discord.message_content` without the application's Message Content intent fails naming the intent; a
  * configured guild where the bot's roles lack permissions the adapter uses fails naming them, with an
- * invite link that grants exactly the right set. The token may come as DISCORD_TOKEN; set under both names
- * to different tokens it stops doctor and start. The token never appears in the output.
+ * invite link that grants exactly the right set; a guild the bot is not in, roles or an application that
+ * cannot be read fail naming what could not be read. The token may come as DISCORD_TOKEN; set under both
+ * names to different tokens it stops doctor and start. The token never appears in the output.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -58,6 +59,29 @@ it("names the permissions the bot's roles lack in a configured guild, and links 
   expect(r.code).toBe(1);
   expect(discordLine(r.stdout)).toContain(`guild ${guild}: the bot lacks Create Public Threads, Add Reactions`);
   expect(r.stdout).toContain(`→ grant those permissions to the bot's role, or invite it again with ${inviteUrl(dc.applicationId)}`);
+});
+
+it('fails naming a configured guild the bot is not a member of', async () => {
+  await setUp({}, () => 'discord:\n  guild_ids: ["111111111111111111"]\n');
+  const r = await c.run(['doctor']);
+  expect(r.code).toBe(1);
+  expect(discordLine(r.stdout)).toMatch(/: guild 111111111111111111: the bot is not a member \(HTTP 404\)$/);
+  expect(r.stdout).toContain(`→ grant those permissions to the bot's role, or invite it again with ${inviteUrl(dc.applicationId)}`);
+});
+
+it("fails when a guild's roles or the application cannot be read", async () => {
+  const { guild } = await setUp({ privilegedIntents: { messageContent: true } }, (g) => `discord:\n  guild_ids: ["${g}"]\n  message_content: true\n`);
+  dc.failNext({ route: 'getGuildRoles', with: { httpStatus: 502 } });
+  let r = await c.run(['doctor']);
+  expect(r.code).toBe(1);
+  expect(discordLine(r.stdout)).toMatch(new RegExp(`: guild ${guild}: could not read its roles$`));
+
+  dc.failNext({ route: 'getCurrentApplication', with: { httpStatus: 502 } });
+  r = await c.run(['doctor']);
+  expect(r.code).toBe(1);
+  expect(discordLine(r.stdout)).toMatch(/: could not read the application \(HTTP 502\)$/);
+  expect(r.stdout).toContain('→ check DISCORD_API_URL and try again');
+  expect(r.stdout).not.toContain(dc.token);
 });
 
 it('takes the token as DISCORD_TOKEN too; two different tokens stop doctor and start with an error naming both variables', async () => {

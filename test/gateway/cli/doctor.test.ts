@@ -1,14 +1,16 @@
 /**
  * doctor against fake platform and model servers on 127.0.0.1 (Telegram getMe, Slack auth.test, Discord
  * users/@me, OpenAI-compatible /models), each answering with the real services' shapes: valid tokens
- * pass, rejected ones fail with a fix, an unreachable root fails as unreachable, unconfigured platforms are
- * reported without failing; secrets never appear in the output and doctor creates nothing. Every test
+ * pass, rejected ones fail with a fix, an unreachable root or one answering like a broken proxy fails,
+ * unconfigured platforms are reported without failing; the data root must be writable with room to grow
+ * and the database readable; secrets never appear in the output and doctor creates nothing. Every test
  * starts with a working model (the model check itself: doctor-model.test.ts).
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { accessSync, chmodSync, constants, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { checkSpace, SPACE_FAIL_BYTES, SPACE_WARN_BYTES } from '../../../src/gateway/cli/doctor/local';
 import { MIGRATIONS, openSqliteStore } from '../../../src/gateway/store';
 import { cliEnv, type CliEnv } from './helpers';
 
@@ -49,6 +51,8 @@ class FakeApis {
     };
     req.resume();
     req.on('end', () => {
+      // A proxy in front of every API that has lost its upstream.
+      if (url.startsWith('/proxy-down/')) return json(502, { ok: false, error: 'bad_gateway', description: 'Bad Gateway', message: 'Bad Gateway' });
       if (req.method === 'GET' && url === `/tg/bot${GOOD.telegram}/getMe`) return json(200, { ok: true, result: { id: 123456, is_bot: true, first_name: 'Penguin', username: 'penguin_bot' } });
       if (req.method === 'GET' && /^\/tg\/bot[^/]+\/getMe$/.test(url)) return json(401, { ok: false, error_code: 401, description: 'Unauthorized' });
       if (req.method === 'POST' && url === '/slack/api/auth.test') {
@@ -173,6 +177,21 @@ it('fails on unreachable API roots as network problems', async () => {
   expectNoSecrets(r.stdout);
 });
 
+it('fails on answers that are neither a success nor a rejected token, and only warns for the model provider', async () => {
+  configure(GOOD, `${root}/proxy-down`);
+  const r = await c.run(['doctor']);
+  expect(r.code).toBe(1);
+  expect(lineOf(r.stdout, 'telegram')).toBe(`✗ telegram     unexpected answer from ${root}/proxy-down/tg getMe (HTTP 502: Bad Gateway)`);
+  expect(lineOf(r.stdout, 'slack')).toBe(`✗ slack        unexpected answer from ${root}/proxy-down/slack/api/auth.test (HTTP 502: bad_gateway)`);
+  expect(lineOf(r.stdout, 'discord')).toBe(`✗ discord      unexpected answer from ${root}/proxy-down/discord/api/v10/users/@me (HTTP 502: Bad Gateway)`);
+  expect(lineOf(r.stdout, 'model')).toMatch(/^! model +.*could not answer a one-token request for openai\/gpt-test \(HTTP 502.*provider trouble/);
+  expect(r.stdout).toContain('→ check TELEGRAM_API_ROOT and try again');
+  expect(r.stdout).toContain('→ check SLACK_API_URL and try again');
+  expect(r.stdout).toContain('→ check DISCORD_API_URL and try again');
+  expect(r.stdout).toMatch(/\n3 checks failed\.\n$/);
+  expectNoSecrets(r.stdout);
+});
+
 it('reports unconfigured platforms without failing', async () => {
   mkdirSync(join(c.dir, 'config'));
   writeFileSync(join(c.dir, 'config', 'gateway.yaml'), 'discord:\n  enabled: false\n');
@@ -220,6 +239,83 @@ it('warns that start rebuilds a database that is not a database, and fails when 
   expect(r.code).toBe(1);
   expect(lineOf(r.stdout, 'data root')).toBe(`✗ data root    ${c.env.PENGUIN_HOME} exists but is not a directory`);
   expect(r.stdout).toContain('→ set PENGUIN_HOME');
+});
+
+it('fails when the database cannot be opened at all', async () => {
+  mkdirSync(join(c.home, 'gateway.db'), { recursive: true });
+  const r = await c.run(['doctor']);
+  expect(r.code).toBe(1);
+  expect(lineOf(r.stdout, 'database')).toMatch(/^✗ database +cannot read .*gateway\.db: /);
+  expect(r.stdout).toContain("→ check the file's permissions and owner: the gateway must read and write it");
+});
+
+/** A directory this process cannot write: a 0500 temp dir, or for root (who writes through modes) /proc/sys. */
+function unwritableDir(): string | undefined {
+  const candidates = process.getuid?.() === 0 ? ['/proc/sys'] : [join(c.dir, 'read-only')];
+  if (process.getuid?.() !== 0) {
+    mkdirSync(candidates[0]);
+    chmodSync(candidates[0], 0o500);
+  }
+  return candidates.find((d) => {
+    try {
+      accessSync(d, constants.W_OK);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+}
+
+it('fails when the data root is not writable or cannot be created', async () => {
+  const ro = unwritableDir();
+  if (!ro) {
+    console.warn('skipped: no directory here that this user cannot write');
+    return;
+  }
+  c.env.PENGUIN_HOME = ro;
+  let r = await c.run(['doctor']);
+  expect(r.code).toBe(1);
+  expect(lineOf(r.stdout, 'data root')).toMatch(new RegExp(`^✗ data root +${ro} is not writable \\(E[A-Z]+\\)$`));
+  expect(r.stdout).toContain('→ set PENGUIN_HOME (or home: in the config) to a directory the gateway user can write, or fix its permissions');
+
+  c.env.PENGUIN_HOME = join(ro, 'penguin', 'data');
+  r = await c.run(['doctor']);
+  expect(r.code).toBe(1);
+  expect(lineOf(r.stdout, 'data root')).toBe(`✗ data root    ${c.env.PENGUIN_HOME} does not exist and cannot be created (${ro} is not writable)`);
+  if (process.getuid?.() !== 0) chmodSync(ro, 0o700);
+});
+
+describe('disk space', () => {
+  const MiB = 1024 ** 2;
+  const seen: string[] = [];
+  const free = (bytes: number) => (dir: string) => {
+    seen.push(dir);
+    return bytes;
+  };
+
+  it('passes with room, warns below 1 GiB, fails below 64 MiB, each with the fix', () => {
+    expect(checkSpace('/data', free(SPACE_WARN_BYTES))).toEqual({ name: 'disk space', status: 'ok', detail: '1024 MiB free for /data' });
+    expect(checkSpace('/data', free(SPACE_WARN_BYTES - 1))).toMatchObject({ status: 'warn', detail: '1023 MiB free for /data', fix: expect.stringContaining('or set PENGUIN_HOME to a larger one') });
+    expect(checkSpace('/data', free(SPACE_FAIL_BYTES - MiB))).toMatchObject({ status: 'fail', detail: 'only 63 MiB free for /data: the database and traces cannot grow' });
+  });
+
+  it('measures where a data root that does not exist yet will be created', () => {
+    seen.length = 0;
+    checkSpace(join(c.dir, 'not', 'yet', 'data'), free(SPACE_WARN_BYTES));
+    expect(seen).toEqual([c.dir]);
+  });
+
+  it('warns when the file system cannot tell', () => {
+    const r = checkSpace(c.dir, () => {
+      throw Object.assign(new Error('not supported'), { code: 'ENOSYS' });
+    });
+    expect(r).toEqual({ name: 'disk space', status: 'warn', detail: `cannot tell the free space of ${c.dir} (ENOSYS)` });
+  });
+
+  it('is a line of doctor, measured on the real file system', async () => {
+    const r = await c.run(['doctor']);
+    expect(lineOf(r.stdout, 'disk space')).toMatch(new RegExp(`^. disk space +(only )?\\d+ MiB free for ${c.home}`));
+  });
 });
 
 it('warns when the listener is reachable from other machines', async () => {

@@ -8,19 +8,24 @@
 import { inviteUrl, missingPermissions } from '../../../adapters/discord/invite';
 import type { GatewayConfig } from '../../config';
 import { field, probe, str } from './http';
-import type { CheckResult } from './types';
+import { notConfigured, type CheckResult } from './types';
 
 /** Application flags saying the Message Content intent is on (verified, or under 100 guilds). */
 const MESSAGE_CONTENT_FLAGS = (1 << 18) | (1 << 19);
 
 type Get = (path: string) => ReturnType<typeof probe>;
 
-async function messageContentProblem(get: Get): Promise<string | undefined> {
+async function messageContentProblem(get: Get): Promise<{ problem: string; fix: string } | undefined> {
+  const unread = (why: string) => ({ problem: `could not read the application (${why})`, fix: 'check DISCORD_API_URL and try again' });
   const r = await get('/applications/@me');
-  if (r.kind === 'network') return `could not read the application (${r.message})`;
+  if (r.kind === 'network') return unread(r.message);
   const flags = Number(field(r.json, 'flags'));
-  if (r.status !== 200 || !Number.isFinite(flags)) return `could not read the application (HTTP ${r.status})`;
-  return (flags & MESSAGE_CONTENT_FLAGS) === 0 ? 'discord.message_content is on, but the application lacks the Message Content intent (the gateway would close with 4014)' : undefined;
+  if (r.status !== 200 || !Number.isFinite(flags)) return unread(`HTTP ${r.status}`);
+  if ((flags & MESSAGE_CONTENT_FLAGS) !== 0) return undefined;
+  return {
+    problem: 'discord.message_content is on, but the application lacks the Message Content intent (the gateway would close with 4014)',
+    fix: 'enable Message Content Intent in the Developer Portal (Bot → Privileged Gateway Intents), or set discord.message_content: false',
+  };
 }
 
 /** What the bot lacks in one guild, or why that could not be read. */
@@ -43,8 +48,7 @@ async function guildProblem(get: Get, guild: string, botId: string): Promise<str
 
 export async function checkDiscord(c: GatewayConfig['discord'], timeoutMs: number): Promise<CheckResult> {
   const name = 'discord';
-  if (!c.enabled) return { name, status: 'skip', detail: 'disabled in the config (discord.enabled: false)' };
-  if (!c.bot_token) return { name, status: 'skip', detail: 'not configured (set DISCORD_BOT_TOKEN or DISCORD_TOKEN to enable it)' };
+  if (!c.enabled || !c.bot_token) return notConfigured(name, c.enabled);
   const root = c.api_url.replace(/\/+$/, '');
   const get: Get = (path) => probe(`${root}/v10${path}`, { method: 'GET', headers: { authorization: `Bot ${c.bot_token}` } }, timeoutMs);
   const r = await get('/users/@me');
@@ -57,7 +61,7 @@ export async function checkDiscord(c: GatewayConfig['discord'], timeoutMs: numbe
   if (r.status !== 200 || !id) return { name, status: 'fail', detail: `unexpected answer from ${root}/v10/users/@me (HTTP ${r.status}: ${message})`, fix: 'check DISCORD_API_URL and try again' };
   const bot = `bot ${str(field(r.json, 'username')) ?? '?'} (id ${id}) via ${root}`;
   const intent = c.message_content ? await messageContentProblem(get) : undefined;
-  if (intent) return { name, status: 'fail', detail: `${bot}: ${intent}`, fix: 'enable Message Content Intent in the Developer Portal (Bot → Privileged Gateway Intents), or set discord.message_content: false' };
+  if (intent) return { name, status: 'fail', detail: `${bot}: ${intent.problem}`, fix: intent.fix };
   const guilds = (await Promise.all(c.guild_ids.map((g) => guildProblem(get, g, id)))).filter((p): p is string => p !== undefined);
   if (guilds.length) return { name, status: 'fail', detail: `${bot}: ${guilds.join('; ')}`, fix: `grant those permissions to the bot's role, or invite it again with ${inviteUrl(id)}` };
   return { name, status: 'ok', detail: c.guild_ids.length ? `${bot}; permissions complete in ${c.guild_ids.length} guild${c.guild_ids.length === 1 ? '' : 's'}` : bot };

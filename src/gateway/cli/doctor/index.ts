@@ -1,6 +1,6 @@
 /**
  * `penguin-gateway doctor`: validates the config (printing every error, exit 1), then checks the data
- * root, database, admin token, listener, each configured platform token with a real API call, the model
+ * root and its free space, database, admin token, listener, each configured platform token with a real API call, the model
  * of every routed agent with the request the gateway would make, the tool sandbox and the schedule files; prints one
  * ✓ / ✗ / ! / – line per check with what to fix. Exit 0 only when no check failed; platforms that are not
  * configured are reported, not failed. Network checks run in parallel; doctor writes nothing.
@@ -9,7 +9,7 @@ import type { CliArgs } from '../args';
 import { expectNoMore } from '../args';
 import { loadConfigForCli } from '../config';
 import { EXIT_FAILED, EXIT_OK, line, type CliIO } from '../io';
-import { checkDatabase, checkHome, checkListen } from './local';
+import { checkDatabase, checkHome, checkListen, checkSpace } from './local';
 import { checkModels } from './model';
 import { checkSandbox } from './sandbox';
 import { checkDiscord } from './discord';
@@ -27,6 +27,7 @@ export async function doctorCommand(args: CliArgs, io: CliIO): Promise<number> {
   const results: CheckResult[] = [
     { name: 'config', status: 'ok', detail: config.config_file ? `${config.config_file} is valid` : 'no config file; running on defaults and the environment' },
     checkHome(config.home),
+    checkSpace(config.home),
     ...checkDatabase(config),
     checkListen(config.listen),
     ...(await Promise.all([

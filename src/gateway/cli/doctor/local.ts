@@ -1,10 +1,11 @@
 /**
- * Doctor's local checks, all read-only: the data root can be written (or created), the database opens
- * read-only with a schema this release can use and passes SQLite's quick_check, an admin token exists or
- * will be generated, and the listener's reach. A database that does not exist yet is fine: start creates it.
+ * Doctor's local checks, all read-only: the data root can be written (or created) and its file system has
+ * room, the database opens read-only with a schema this release can use and passes SQLite's quick_check,
+ * an admin token exists or will be generated, and the listener's reach. A database that does not exist
+ * yet is fine: start creates it.
  */
 import Database from 'better-sqlite3';
-import { accessSync, constants, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdtempSync, rmSync, statSync, statfsSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { dirname, join } from 'node:path';
 import type { GatewayConfig } from '../../config';
@@ -31,6 +32,36 @@ export function checkHome(home: string): CheckResult {
     return { name, status: 'fail', detail: `${home} does not exist and cannot be created (${parent} is not writable)`, fix };
   }
   return { name, status: 'ok', detail: `${home} does not exist yet; start creates it` };
+}
+
+/** Below this the database and traces cannot grow: replies fail mid-write. */
+export const SPACE_FAIL_BYTES = 64 * 1024 ** 2;
+/** Below this a busy gateway fills the disk within days. */
+export const SPACE_WARN_BYTES = 1024 ** 3;
+
+/** Bytes an unprivileged process may still write on the file system holding `dir`. */
+export function freeBytes(dir: string): number {
+  const s = statfsSync(dir);
+  return s.bavail * s.bsize;
+}
+
+const mib = (n: number) => `${Math.floor(n / 1024 ** 2)} MiB`;
+
+/** Free space where the data root is (or, before the first start, where it will be created). */
+export function checkSpace(home: string, free: (dir: string) => number = freeBytes): CheckResult {
+  const name = 'disk space';
+  let dir = home;
+  while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
+  let bytes: number;
+  try {
+    bytes = free(dir);
+  } catch (e) {
+    return { name, status: 'warn', detail: `cannot tell the free space of ${dir} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` };
+  }
+  const fix = `free space on the file system of ${dir}, or set PENGUIN_HOME to a larger one`;
+  if (bytes < SPACE_FAIL_BYTES) return { name, status: 'fail', detail: `only ${mib(bytes)} free for ${home}: the database and traces cannot grow`, fix };
+  if (bytes < SPACE_WARN_BYTES) return { name, status: 'warn', detail: `${mib(bytes)} free for ${home}`, fix };
+  return { name, status: 'ok', detail: `${mib(bytes)} free for ${home}` };
 }
 
 export function checkDatabase(config: Pick<GatewayConfig, 'db_path' | 'admin_token'>): CheckResult[] {

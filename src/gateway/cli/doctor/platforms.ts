@@ -8,14 +8,13 @@
 import { missingScopes } from '../../../adapters/slack/scopes';
 import type { GatewayConfig } from '../../config';
 import { field, probe, str } from './http';
-import type { CheckResult } from './types';
+import { notConfigured, type CheckResult } from './types';
 
 const trimSlash = (s: string) => s.replace(/\/+$/, '');
 
 export async function checkTelegram(c: GatewayConfig['telegram'], timeoutMs: number): Promise<CheckResult> {
   const name = 'telegram';
-  if (!c.enabled) return { name, status: 'skip', detail: 'disabled in the config (telegram.enabled: false)' };
-  if (!c.bot_token) return { name, status: 'skip', detail: 'not configured (set TELEGRAM_BOT_TOKEN to enable it)' };
+  if (!c.enabled || !c.bot_token) return notConfigured(name, c.enabled);
   const root = trimSlash(c.api_root);
   const r = await probe(`${root}/bot${c.bot_token}/getMe`, { method: 'GET' }, timeoutMs);
   if (r.kind === 'network') return { name, status: 'fail', detail: `cannot reach ${root}: ${r.message}`, fix: 'check the network, or TELEGRAM_API_ROOT if you use your own Bot API server' };
@@ -35,8 +34,7 @@ const SLACK_AUTH_ERRORS = new Set(['invalid_auth', 'not_authed', 'account_inacti
 
 export async function checkSlack(c: GatewayConfig['slack'], timeoutMs: number): Promise<CheckResult> {
   const name = 'slack';
-  if (!c.enabled) return { name, status: 'skip', detail: 'disabled in the config (slack.enabled: false)' };
-  if (!c.bot_token) return { name, status: 'skip', detail: 'not configured (set SLACK_BOT_TOKEN and SLACK_APP_TOKEN or SLACK_SIGNING_SECRET to enable it)' };
+  if (!c.enabled || !c.bot_token) return notConfigured(name, c.enabled);
   const root = c.api_url.endsWith('/') ? c.api_url : `${c.api_url}/`;
   const r = await probe(`${root}auth.test`, { method: 'POST', headers: { authorization: `Bearer ${c.bot_token}`, 'content-type': 'application/x-www-form-urlencoded' }, body: '' }, timeoutMs);
   if (r.kind === 'network') return { name, status: 'fail', detail: `cannot reach ${root}: ${r.message}`, fix: 'check the network, or SLACK_API_URL for GovSlack / Enterprise hosts' };

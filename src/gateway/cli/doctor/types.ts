@@ -2,6 +2,8 @@
  * One doctor check's verdict. `ok` and `warn` pass, `fail` makes doctor exit 1, `skip` is a part that is
  * not configured (reported, never a failure). `fix` says what to change; no verdict ever holds a secret.
  */
+import { offHint, type ChatPlatform } from '../../config';
+
 export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip';
 
 export interface CheckResult {
@@ -12,3 +14,9 @@ export interface CheckResult {
 }
 
 export const MARKS: Record<CheckStatus, string> = { ok: '✓', warn: '!', fail: '✗', skip: '–' };
+
+/** A chat platform that is off: reported (never failed) with what turns it on. */
+export function notConfigured(platform: ChatPlatform, enabled: boolean): CheckResult {
+  const off = offHint(platform, enabled);
+  return { name: platform, status: 'skip', detail: off.reason === 'disabled' ? off.hint : `not configured (${off.hint})` };
+}
