@@ -63,3 +63,8 @@ it('holds every package the server imports at run time, none of them a devDepend
   const missing = [...imports].filter(([name]) => !tree.has(name));
   expect(missing).toEqual([]);
 });
+
+it('declares every package the server imports as its own dependency, not one that arrives with another', () => {
+  const undeclared = [...runtimeImports()].filter(([name]) => !(name in pkg.dependencies));
+  expect(undeclared).toEqual([]);
+});
