@@ -5,6 +5,7 @@
  * Traces stay the truth: sessions and usage can be rebuilt from them (reindex.ts).
  */
 import type { DeliveryStore } from './delivery-types';
+import type { MigrationReport } from './migrations/runner';
 import type { StopReason, TokenCounts } from '../../core/omnimessage/types';
 
 export type ApprovalModeValue = 'allow-all' | 'deny-all' | 'read-only' | 'always-ask';
@@ -390,4 +391,12 @@ export interface AdminTokenStore {
 export interface GatewayStore
   extends SessionStore, ApprovalStore, UsageStore, TaskRunStore, DeliveryStore, InboundStore, ScheduleStore, AccessStore, AdminTokenStore {
   close(): Promise<void>;
+}
+
+/** An opened index: the store and what the CLI says about it (which database, which migrations it ran). */
+export interface IndexStore extends GatewayStore {
+  readonly backend: 'sqlite' | 'postgres';
+  /** The file path, or the URL without its password. */
+  readonly location: string;
+  readonly migration: MigrationReport;
 }
