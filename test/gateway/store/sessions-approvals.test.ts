@@ -165,6 +165,20 @@ describeBackends('sessions and approvals', (backend) => {
       }
     });
 
+    it('lets one connection of the process write while another is inside a transaction', async () => {
+      await store.createSession({ session_id: S1, project_id: 'p', agent_id: 'a' });
+      const rows = Array.from({ length: 30 }, (_, i) => ({ ts: i, project_id: 'p', agent_id: 'a', session_id: S1, provider: 'openai', model_id: 'm', counts: { cache_read: 0, cache_write: 1, output: 1, total: 2 } }));
+      const other = await t.target.open();
+      try {
+        const [, first] = await Promise.all([store.replaceUsage([S1], rows), other.recordInbound('slack', 'Ev1'), other.updateSession(S1, { title: 'T' })]);
+        expect(first).toBe(true);
+        expect(await other.listUsage()).toHaveLength(30);
+        expect(await store.getSession(S1)).toMatchObject({ title: 'T', total: 60 });
+      } finally {
+        await other.close();
+      }
+    });
+
     it('rejects with a db_failed StoreError once closed', async () => {
       await t.store.close();
       await expect(store.getSession(S1)).rejects.toMatchObject({ name: 'StoreError', code: 'db_failed' });
