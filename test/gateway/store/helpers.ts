@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IndexStore } from '../../../src/gateway/store';
-import { BACKENDS, POSTGRES_SKIPPED, releasePostgres, sqliteBackend, type Backend, type TargetOptions, type TestTarget } from './backends';
+import { POSTGRES_SKIPPED, postgresBackend, releasePostgres, sqliteBackend, type Backend, type TargetOptions, type TestTarget } from './backends';
 
 export { BACKENDS, sqliteBackend, postgresBackend, type Backend, type TestTarget } from './backends';
 
@@ -44,14 +44,18 @@ export async function openTestStore(backend: Backend = sqliteBackend, opts: Targ
 
 /** `describe(title [backend])` once per backend, each with the backend to open stores on. */
 export function describeBackends(title: string, suite: (backend: Backend) => void): void {
-  for (const b of BACKENDS) {
-    if (b.name === 'postgres' && POSTGRES_SKIPPED) {
-      describe.skip(`${title} [postgres: skipped, ${POSTGRES_SKIPPED}]`, () => suite(b));
-      continue;
-    }
-    describe(`${title} [${b.name}]`, () => {
-      if (b.name === 'postgres') afterAll(releasePostgres);
-      suite(b);
-    });
+  describe(`${title} [sqlite]`, () => suite(sqliteBackend));
+  describePostgres(title, suite);
+}
+
+/** `describe(title [postgres])`, or its skip with the reason when PostgreSQL is missing outside CI. */
+export function describePostgres(title: string, suite: (backend: Backend) => void): void {
+  if (POSTGRES_SKIPPED) {
+    describe.skip(`${title} [postgres: skipped, ${POSTGRES_SKIPPED}]`, () => suite(postgresBackend));
+    return;
   }
+  describe(`${title} [postgres]`, () => {
+    afterAll(releasePostgres);
+    suite(postgresBackend);
+  });
 }
