@@ -9,7 +9,6 @@ export { openSqliteStore, type SqliteStore, type OpenOptions } from './sqlite/op
 export { migrate, currentSchemaVersion, type MigrationReport } from './sqlite/migrate';
 export { openPostgresStore, type PostgresStore, type PgOpenOptions } from './postgres/open';
 export { currentPgSchemaVersion } from './postgres/migrate';
-export { PG_TYPES } from './postgres/sql';
 export { redactDatabaseUrl, databaseUrlPassword } from './postgres/url';
 export { MIGRATIONS, type Migration } from './migrations';
 export { costOf, costUsage, usageReport, type PricingRates, type PricingLookup, type CostedUsage } from './cost';

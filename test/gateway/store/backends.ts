@@ -153,4 +153,3 @@ export const postgresBackend: Backend = {
 /** Why the PostgreSQL variant does not run here, or undefined when it does (always under CI). */
 export const POSTGRES_SKIPPED: string | undefined = findPgBin() || process.env.CI === 'true' ? undefined : NO_POSTGRES;
 
-export const BACKENDS: readonly Backend[] = [sqliteBackend, postgresBackend];

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { IndexStore } from '../../../src/gateway/store';
 import { POSTGRES_SKIPPED, postgresBackend, releasePostgres, sqliteBackend, type Backend, type TargetOptions, type TestTarget } from './backends';
 
-export { BACKENDS, sqliteBackend, postgresBackend, type Backend, type TestTarget } from './backends';
+export { sqliteBackend, postgresBackend, type Backend, type TestTarget } from './backends';
 
 export interface TestStore {
   store: IndexStore;
