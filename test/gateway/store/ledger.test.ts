@@ -124,6 +124,18 @@ describeBackends('ledger', (backend) => {
       expect(await store.listScheduleGrants()).toEqual([{ ...g, approval_mode: 'deny-all', definition_hash: 'h2', granted_at: 2 }]);
     });
 
+    it('give a slot to exactly one of two connections racing for it', async () => {
+      const other = await t.target.open();
+      try {
+        const slots = [1, 2, 3, 4, 5].map((i) => Date.UTC(2027, 0, 1, 9) + i * 60_000);
+        const won = await Promise.all(slots.flatMap((slot) => [store.addScheduleRun(ref, slot, 'queued'), other.addScheduleRun(ref, slot, 'queued')]));
+        expect(won.filter(Boolean).map((r) => r!.slot).sort()).toEqual(slots);
+        expect(await other.listScheduleRuns({ limit: 100 })).toHaveLength(slots.length);
+      } finally {
+        await other.close();
+      }
+    });
+
     it('fail the runs a dead process left queued or running', async () => {
       const a = await store.addScheduleRun(ref, 1, 'queued');
       const b2 = await store.addScheduleRun(ref, 2, 'queued');
