@@ -8,4 +8,7 @@ module.exports = {
     '^.+\\.(t|j)s$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
   },
   testTimeout: 30000,
+  // The run's directory for the test PostgreSQL server, which the first test file that needs it starts.
+  globalSetup: '<rootDir>/test/global-setup.ts',
+  globalTeardown: '<rootDir>/test/global-teardown.ts',
 };

@@ -28,7 +28,7 @@ export async function withStore(
 ): Promise<number> {
   let h: GatewayStoreHandle;
   try {
-    h = await openGatewayStore({ dbPath: config.db_path, home: config.home, ...(o.rebuild === false ? { rebuild: false } : {}) });
+    h = await openGatewayStore({ dbPath: config.db_path, databaseUrl: config.database_url, home: config.home, ...(o.rebuild === false ? { rebuild: false } : {}) });
   } catch (e) {
     if (e instanceof StoreError) {
       line(io.stderr, `penguin-gateway: ${e.message}`);
@@ -36,7 +36,7 @@ export async function withStore(
     }
     throw e;
   }
-  if (h.rebuilt) line(io.stderr, `penguin-gateway: ${describeRebuild(h.rebuilt, config.db_path)}`);
+  if (h.rebuilt) line(io.stderr, `penguin-gateway: ${describeRebuild(h.rebuilt, h.index.location)}`);
   try {
     return await fn(h);
   } finally {

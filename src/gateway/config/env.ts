@@ -4,6 +4,8 @@
  * often write `VAR=`). `DISCORD_TOKEN` is another name for `DISCORD_BOT_TOKEN` (both may be set only to the
  * same token). Nothing else in the gateway reads these variables.
  */
+import { z } from 'zod';
+import { redactDatabaseUrl } from '../store/postgres/url';
 import { makeError, describeValue, type ConfigError } from './errors';
 import { DM_POLICIES, isHttpUrl, type DmPolicy } from './schema';
 import { USER_REF_EXPECTED, formatUserRef, parseUserRef } from './user-ref';
@@ -30,12 +32,17 @@ export interface EnvValues {
   slackApiUrl?: string;
   discordBotToken?: string;
   discordApiUrl?: string;
+  databaseUrl?: string;
   dmPolicy?: DmPolicy;
   groupPolicy?: DmPolicy;
   allowUsers: string[];
 }
 
 type Env = Record<string, string | undefined>;
+
+const DATABASE_URL = z.url({ protocol: /^postgres(ql)?$/ });
+/** A rejected database URL is shown without its password (when it parses at all). */
+const describeDatabaseUrl = (v: string) => (URL.canParse(v) ? describeValue(redactDatabaseUrl(v)) : 'a value that is not a URL');
 
 export function readEnv(env: Env): { values: EnvValues; errors: ConfigError[] } {
   const errors: ConfigError[] = [];
@@ -102,6 +109,10 @@ export function readEnv(env: Env): { values: EnvValues; errors: ConfigError[] } 
   values.slackApiUrl = url('SLACK_API_URL');
   values.discordBotToken = aliasedToken('DISCORD_BOT_TOKEN', 'DISCORD_TOKEN');
   values.discordApiUrl = url('DISCORD_API_URL');
+  const database = get('PENGUIN_DATABASE_URL');
+  if (database !== undefined && !DATABASE_URL.safeParse(database).success) {
+    bad('PENGUIN_DATABASE_URL', 'a PostgreSQL URL, postgres://user:password@host:5432/database (or postgresql://…)', describeDatabaseUrl(database));
+  } else values.databaseUrl = database;
 
   const policy = (name: string): DmPolicy | undefined => {
     const v = get(name);

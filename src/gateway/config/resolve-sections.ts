@@ -29,6 +29,7 @@ export function resolveSections(file: FileConfig, ev: EnvValues, r: ResolvedBasi
     ...(r.configFile ? { config_file: r.configFile } : {}),
     home: r.home,
     db_path: join(r.home, 'gateway.db'),
+    ...(ev.databaseUrl ? { database_url: ev.databaseUrl } : {}),
     listen: { host: ev.host ?? file.listen.host ?? DEFAULTS.host, port: ev.port ?? file.listen.port ?? DEFAULTS.port },
     logging: file.logging,
     approvals: file.approvals,

@@ -105,6 +105,8 @@ export interface GatewayConfig {
   home: string;
   /** `<home>/gateway.db`. */
   db_path: string;
+  /** PENGUIN_DATABASE_URL: the index lives in this PostgreSQL database instead of `db_path`. */
+  database_url?: string;
   listen: { host: string; port: number };
   logging: { level: LogLevel };
   approvals: { timeout_ms: number };

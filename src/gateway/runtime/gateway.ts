@@ -20,7 +20,7 @@ import type { AdminRuntime, ScheduleAdmin } from '../admin/types';
 import type { GatewayConfig } from '../config';
 import type { Logger } from '../logger';
 import { ChatExecutor, chatListing, Scheduler, scheduleView, watchDirectories } from '../scheduler';
-import { describeRebuild, openGatewayStore, type GatewayStore } from '../store';
+import { databaseUrlPassword, describeRebuild, openGatewayStore, type GatewayStore } from '../store';
 import type { Clock as EngineClock } from '../../core/engine/clock';
 import { PairingNotifier } from './pairing-notifier';
 import { Housekeeping } from './housekeeping';
@@ -92,6 +92,7 @@ export function gatewayCredentials(config: GatewayConfig): (string | undefined)[
   return [
     config.admin_token, config.model.api_key, config.telegram.bot_token, config.telegram.webhook_secret,
     config.slack.bot_token, config.slack.signing_secret, config.slack.app_token, config.discord.bot_token,
+    config.database_url === undefined ? undefined : databaseUrlPassword(config.database_url),
   ];
 }
 
@@ -99,8 +100,8 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
   const { config, env, logger } = o;
   const clock = o.clock ?? systemClock;
   await ensurePrivateDir(config.home, logger);
-  const opened = await openGatewayStore({ dbPath: config.db_path, home: config.home });
-  if (opened.rebuilt) logger.warn({ reason: opened.rebuilt.reason, problems: opened.rebuilt.report.problems.slice(0, 20) }, describeRebuild(opened.rebuilt, config.db_path));
+  const opened = await openGatewayStore({ dbPath: config.db_path, databaseUrl: config.database_url, home: config.home });
+  if (opened.rebuilt) logger.warn({ reason: opened.rebuilt.reason, problems: opened.rebuilt.report.problems.slice(0, 20) }, describeRebuild(opened.rebuilt, opened.index.location));
   const store = opened.store;
   const admin = await ensureAdminToken(store, env, o.stdout, config.home, logger);
   const metrics = new GatewayMetrics({ processMetrics: true });

@@ -48,9 +48,14 @@ export class Housekeeping {
     }
   }
 
+  /** Resolves once the round in progress, if any, has ended (and the next one is scheduled). */
+  async idle(): Promise<void> {
+    await this.round;
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) this.o.clock.clearTimeout(this.timer);
-    await this.round;
+    await this.idle();
   }
 }

@@ -1,12 +1,15 @@
 /**
  * The gateway store: the `GatewayStore` interface (what the runtime, admin API and CLI program against),
- * its SQLite implementation (`openSqliteStore`), the journal that keeps what no trace holds (`journaled`),
+ * its SQLite (`openSqliteStore`) and PostgreSQL (`openPostgresStore`) implementations, the journal that keeps what no trace holds (`journaled`),
  * query-time cost, usage-row extraction and reindex.
  */
 export type * from './types';
 export { StoreError, type StoreErrorCode } from './errors';
 export { openSqliteStore, type SqliteStore, type OpenOptions } from './sqlite/open';
 export { migrate, currentSchemaVersion, type MigrationReport } from './sqlite/migrate';
+export { openPostgresStore, type PostgresStore, type PgOpenOptions } from './postgres/open';
+export { currentPgSchemaVersion } from './postgres/migrate';
+export { redactDatabaseUrl, databaseUrlPassword } from './postgres/url';
 export { MIGRATIONS, type Migration } from './migrations';
 export { costOf, costUsage, usageReport, type PricingRates, type PricingLookup, type CostedUsage } from './cost';
 export { usageRowFromMessage, type UsageAttribution } from './usage-rows';
@@ -16,4 +19,4 @@ export { openGatewayStore, describeRebuild, type GatewayStoreHandle, type Rebuil
 export { JournalFile, journalPath, JOURNAL_FILE, type JournalRead } from './journal/journal-file';
 export type { JournalEntry } from './journal/entries';
 export { newApprovalId, newPairingCode, hashAdminToken, APPROVAL_ID_RE, PAIRING_CODE_RE } from './ids';
-export { localDate } from './sqlite/sql';
+export { localDate } from './tables/sql';

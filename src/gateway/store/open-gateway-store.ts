@@ -1,20 +1,23 @@
 /**
- * `openGatewayStore({dbPath, home})`: how the gateway and the CLI open their store. The database is only an
- * index of the files, so a missing one is rebuilt from the traces and the journal, and one SQLite cannot
- * read (not a database, corrupt pages) is moved aside to `<db>.corrupt-<time>` and rebuilt; `rebuilt` says
- * which happened so the caller can log it. Returns the journaled store everyone writes through and the
- * bare index (for reindex).
+ * `openGatewayStore({dbPath, databaseUrl, home})`: how the gateway and the CLI open their store, on
+ * PostgreSQL when `databaseUrl` is set, else SQLite at `dbPath`. The database is only an index of the
+ * files, so a missing SQLite file is rebuilt from the traces and the journal, and one SQLite cannot read
+ * (not a database, corrupt pages) is moved aside to `<db>.corrupt-<time>` and rebuilt; a PostgreSQL
+ * database without the gateway's schema (this open created it) is rebuilt too. `rebuilt` says which
+ * happened so the caller can log it. Returns the journaled store everyone writes through and the bare index.
  */
 import { existsSync, renameSync, statSync } from 'node:fs';
 import { StoreError } from './errors';
 import { JournalFile, journalPath } from './journal/journal-file';
 import { journaled } from './journal/journaled-store';
 import { reindexFromFiles, type ReindexReport } from './reindex';
+import { openPostgresStore } from './postgres/open';
 import { openSqliteStore, type SqliteStore } from './sqlite/open';
-import type { GatewayStore } from './types';
+import type { GatewayStore, IndexStore } from './types';
 
 export interface Rebuilt {
-  reason: 'missing' | 'corrupt';
+  /** `empty`: a PostgreSQL database that had no gateway schema yet. */
+  reason: 'missing' | 'corrupt' | 'empty';
   /** Where the unreadable database was moved. */
   movedTo?: string;
   /** What SQLite said about it. */
@@ -24,7 +27,7 @@ export interface Rebuilt {
 
 export interface GatewayStoreHandle {
   store: GatewayStore;
-  index: SqliteStore;
+  index: IndexStore;
   journal: JournalFile;
   rebuilt?: Rebuilt;
 }
@@ -57,41 +60,57 @@ function moveAside(path: string, now: number): string {
   return to;
 }
 
-export async function openGatewayStore(o: { dbPath: string; home: string; now?: () => number; rebuild?: boolean }): Promise<GatewayStoreHandle> {
-  const now = o.now ?? Date.now;
-  const journal = new JournalFile(journalPath(o.home));
-  const inMemory = o.dbPath === ':memory:';
-  const missing = !inMemory && isMissing(o.dbPath);
-  let index: SqliteStore;
-  let reason: Rebuilt['reason'] | undefined = missing ? 'missing' : undefined;
-  let movedTo: string | undefined;
+interface Opened {
+  index: IndexStore;
+  reason?: Rebuilt['reason'];
+  movedTo?: string;
+  error?: string;
+}
+
+async function openSqliteIndex(dbPath: string, now: () => number): Promise<Opened> {
+  const inMemory = dbPath === ':memory:';
+  const missing = !inMemory && isMissing(dbPath);
+  let index: SqliteStore | undefined;
   let error: string | undefined;
   try {
-    index = openSqliteStore(o.dbPath, { now });
+    index = openSqliteStore(dbPath, { now });
     error = missing || inMemory ? undefined : damage(index);
     if (error) await index.close();
   } catch (e) {
     error = unreadable(e);
     if (!error) throw e;
   }
-  if (error) {
-    reason = 'corrupt';
-    movedTo = moveAside(o.dbPath, now());
-    index = openSqliteStore(o.dbPath, { now });
-  }
-  const handle: GatewayStoreHandle = { store: journaled(index!, journal, now), index: index!, journal };
+  if (!error) return { index: index!, ...(missing ? { reason: 'missing' as const } : {}) };
+  const movedTo = moveAside(dbPath, now());
+  return { index: openSqliteStore(dbPath, { now }), reason: 'corrupt', movedTo, error };
+}
+
+async function openPostgresIndex(url: string, now: () => number): Promise<Opened> {
+  const index = await openPostgresStore(url, { now });
+  return { index, ...(index.migration.from === 0 ? { reason: 'empty' as const } : {}) };
+}
+
+export async function openGatewayStore(o: { dbPath: string; databaseUrl?: string; home: string; now?: () => number; rebuild?: boolean }): Promise<GatewayStoreHandle> {
+  const now = o.now ?? Date.now;
+  const journal = new JournalFile(journalPath(o.home));
+  const { index, reason, movedTo, error } = o.databaseUrl ? await openPostgresIndex(o.databaseUrl, now) : await openSqliteIndex(o.dbPath, now);
+  const handle: GatewayStoreHandle = { store: journaled(index, journal, now), index, journal };
   if (reason && o.rebuild !== false) {
-    const report = await reindexFromFiles(index!, { home: o.home, now });
+    const report = await reindexFromFiles(index, { home: o.home, now });
     const found = report.sessions > 0 || report.journalEntries > 0 || report.problems.length > 0;
     if (reason === 'corrupt' || found) handle.rebuilt = { reason, report, ...(movedTo ? { movedTo } : {}), ...(error ? { error } : {}) };
   }
   return handle;
 }
 
-/** One line for the log or the terminal: what was wrong with the database and what the rebuild found. */
-export function describeRebuild(r: Rebuilt, dbPath: string): string {
+/** One line for the log or the terminal: what was wrong with the database (`where` it is) and what the rebuild found. */
+export function describeRebuild(r: Rebuilt, where: string): string {
   const n = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
-  const why = r.reason === 'missing' ? `${dbPath} was missing` : `${dbPath} could not be read (${r.error}); moved it to ${r.movedTo}`;
+  const why = {
+    missing: `${where} was missing`,
+    empty: `${where} had no gateway schema yet`,
+    corrupt: `${where} could not be read (${r.error}); moved it to ${r.movedTo}`,
+  }[r.reason];
   const { sessions, usageRows, journalEntries, problems } = r.report;
   const found = [n(sessions, 'session', 'sessions'), n(usageRows, 'usage row', 'usage rows'), n(journalEntries, 'journal entry', 'journal entries')];
   if (problems.length > 0) found.push(n(problems.length, 'problem', 'problems'));

@@ -5,6 +5,8 @@
  * Traces stay the truth: sessions and usage can be rebuilt from them (reindex.ts).
  */
 import type { DeliveryStore } from './delivery-types';
+import type { ScheduleStore } from './schedule-types';
+import type { MigrationReport } from './migrations/runner';
 import type { StopReason, TokenCounts } from '../../core/omnimessage/types';
 
 export type ApprovalModeValue = 'allow-all' | 'deny-all' | 'read-only' | 'always-ask';
@@ -266,55 +268,7 @@ export interface InboundStore {
   pruneInbound(before: number): Promise<number>;
 }
 
-export type ScheduleRunStatus = 'queued' | 'running' | 'completed' | 'failed' | 'missed';
-/** `slot`: the schedule's own time came; `manual`: the operator asked for a run now (API, CLI). */
-export type ScheduleRunKind = 'slot' | 'manual';
-export interface ScheduleRunRow {
-  id: number;
-  schedule_name: string;
-  project_id: string;
-  agent_id: string;
-  /** The slot's instant (epoch ms); for a manual run, when it was asked for. */
-  slot: number;
-  kind: ScheduleRunKind;
-  status: ScheduleRunStatus;
-  session_id: string | null;
-  started_at: number | null;
-  ended_at: number | null;
-  duration_ms: number | null;
-  error: string | null;
-  created_at: number;
-}
-export interface ScheduleRef {
-  schedule_name: string;
-  project_id: string;
-  agent_id: string;
-}
-/** An approval mode the operator granted one schedule, valid while the definition hashes to `definition_hash`. */
-export interface ScheduleGrant extends ScheduleRef {
-  approval_mode: ApprovalModeValue;
-  definition_hash: string;
-  granted_by: string | null;
-  granted_at: number;
-}
-export interface ScheduleStore {
-  /** Records a slot as `queued` or `missed`; undefined when that slot already has a run. */
-  addScheduleRun(ref: ScheduleRef, slot: number, status: 'queued' | 'missed', at?: number, extra?: { kind?: ScheduleRunKind; error?: string | null }): Promise<ScheduleRunRow | undefined>;
-  getScheduleRun(id: number): Promise<ScheduleRunRow | undefined>;
-  startScheduleRun(id: number, sessionId: string | null, at?: number): Promise<ScheduleRunRow | undefined>;
-  /** `missed`: a queued fire that never started (its schedule was disabled or removed first). */
-  finishScheduleRun(id: number, status: 'completed' | 'failed' | 'missed', error?: string | null, at?: number): Promise<ScheduleRunRow | undefined>;
-  /** At start-up: queued and running runs of a dead process become failed with `error`; returns them. */
-  failUnfinishedScheduleRuns(error: string, at?: number): Promise<ScheduleRunRow[]>;
-  /** Newest slot first. */
-  listScheduleRuns(filter?: Partial<ScheduleRef> & { status?: ScheduleRunStatus; limit?: number }): Promise<ScheduleRunRow[]>;
-  /** The schedules were watched up to `at` (a later start counts their slots after it as missed). */
-  markSchedulesWatched(refs: readonly ScheduleRef[], at: number): Promise<void>;
-  listScheduleWatermarks(): Promise<(ScheduleRef & { watched_until: number })[]>;
-  /** Replaces the schedule's grant. */
-  setScheduleGrant(g: ScheduleGrant): Promise<void>;
-  listScheduleGrants(): Promise<ScheduleGrant[]>;
-}
+export type { ScheduleGrant, ScheduleRef, ScheduleRunKind, ScheduleRunRow, ScheduleRunStatus, ScheduleStore } from './schedule-types';
 
 export type PairingState = 'pending' | 'approved' | 'denied' | 'expired';
 /** Whom an access decision is about: a platform user, or a group (Telegram chat, Discord guild, Slack workspace) and everyone in it. */
@@ -390,4 +344,12 @@ export interface AdminTokenStore {
 export interface GatewayStore
   extends SessionStore, ApprovalStore, UsageStore, TaskRunStore, DeliveryStore, InboundStore, ScheduleStore, AccessStore, AdminTokenStore {
   close(): Promise<void>;
+}
+
+/** An opened index: the store and what the CLI says about it (which database, which migrations it ran). */
+export interface IndexStore extends GatewayStore {
+  readonly backend: 'sqlite' | 'postgres';
+  /** The file path, or the URL without its password. */
+  readonly location: string;
+  readonly migration: MigrationReport;
 }

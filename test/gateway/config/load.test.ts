@@ -150,6 +150,16 @@ describe('environment', () => {
     expect(errs(undefined, { DISCORD_TOKEN: 'a b' })[0].path).toBe('DISCORD_TOKEN');
   });
 
+  it('takes a PostgreSQL URL for the index and refuses anything else, never echoing its password', () => {
+    expect(ok(undefined, { PENGUIN_DATABASE_URL: 'postgres://gw:pw@db:5432/penguin' }).database_url).toBe('postgres://gw:pw@db:5432/penguin');
+    expect(ok(undefined, { PENGUIN_DATABASE_URL: 'postgresql://db/penguin?sslmode=require' }).database_url).toBe('postgresql://db/penguin?sslmode=require');
+    expect(ok()).not.toHaveProperty('database_url');
+    const [mysql] = errs(undefined, { PENGUIN_DATABASE_URL: 'mysql://gw:hunter2@db/penguin' });
+    expect(mysql).toMatchObject({ path: 'PENGUIN_DATABASE_URL', found: '"mysql://gw:***@db/penguin"' });
+    expect(mysql.expected).toMatch(/^a PostgreSQL URL, postgres:\/\//);
+    expect(errs(undefined, { PENGUIN_DATABASE_URL: 'gw secret@db' })[0].found).toBe('a value that is not a URL');
+  });
+
   it('requires a Slack mode credential next to the bot token', () => {
     expect(errs(undefined, { SLACK_BOT_TOKEN: 'xoxb-1' }).map((e) => e.message)).toEqual([
       'environment: SLACK_BOT_TOKEN: expected SLACK_APP_TOKEN (Socket Mode) or SLACK_SIGNING_SECRET (HTTP mode) alongside it, found neither',
@@ -325,6 +335,7 @@ describe('redactConfig', () => {
     const r = redactConfig(c);
     const text = JSON.stringify(r);
     for (const secret of ['S1', 'S2', 'S3', 'S4', 'S5', 'S6', 'S7']) expect(text).not.toContain(secret);
+    expect(redactConfig(ok(undefined, { PENGUIN_DATABASE_URL: 'postgres://gw:S8@db/penguin' })).database_url).toBe('postgres://gw:***@db/penguin');
     expect(r.telegram.bot_token).toBe('(set)');
     expect(r.slack.app_token).toBeUndefined();
     expect(r.telegram.webhook_url).toBe('https://b/t');

@@ -1,16 +1,17 @@
 /**
  * Property (issue "Nothing lost when the index is lost"): for random sequences of conversations, `/new`,
  * mode changes (in chat and by the operator), tool approvals and denials, compactions and failed requests,
- * a gateway started after gateway.db was deleted shows the same `/api/sessions`, `/api/usage` (every
+ * a gateway started after its index was lost (gateway.db deleted, or on PostgreSQL the schema emptied) shows the same `/api/sessions`, `/api/usage` (every
  * grouping) and bindings as the index the live gateway kept, and the next message in each conversation
  * continues the same session.
  */
 import fc from 'fast-check';
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeOpenAIServer, httpError, turn, type RecordedRequest, type ScriptedResponse } from '../../fakes/openai-server';
+import { describeBackends } from '../store/helpers';
 import { startHarness, type Harness } from './harness';
 import { indexSnapshot } from './index-snapshot';
 
@@ -97,7 +98,7 @@ async function perform(h: Harness, sc: Script, a: Action, step: number): Promise
   await h.waitFor(`${marker} done`, done);
 }
 
-describe('reindex from the files equals the live index', () => {
+describeBackends('reindex from the files equals the live index', (backend) => {
   let model: FakeOpenAIServer;
   const sc: Script = { step: '', said: '', failed: new Set() };
   beforeAll(async () => {
@@ -115,7 +116,9 @@ describe('reindex from the files equals the live index', () => {
         writeFileSync(join(state, 'system_config.yaml'), `system_prompt: You help.\ncompaction:\n  max_session_turns: 2\n  prompt: ${SUMMARIZE}\n`);
         sc.failed.clear();
         model.reset();
-        const start = () => startHarness({ home, model, engineClock: instant });
+        const target = await backend.target(join(home, 'data'));
+        const env = target.where.databaseUrl ? { PENGUIN_DATABASE_URL: target.where.databaseUrl } : undefined;
+        const start = () => startHarness({ home, model, engineClock: instant, ...(env ? { env } : {}) });
         let h: Harness | undefined;
         try {
           h = await start();
@@ -126,7 +129,7 @@ describe('reindex from the files equals the live index', () => {
           const live = await indexSnapshot(h, CONVERSATIONS);
           await h.close();
           h = undefined;
-          for (const f of readdirSync(join(home, 'data'))) if (f.startsWith('gateway.db')) rmSync(join(home, 'data', f));
+          await target.lose();
 
           h = await start();
           const rebuilt = await indexSnapshot(h, CONVERSATIONS);

@@ -1,6 +1,7 @@
 /**
  * `penguin-gateway doctor`: validates the config (printing every error, exit 1), then checks the data
- * root and its free space, database, admin token, listener, each configured platform token with a real API call, the model
+ * root and its free space, database (SQLite, or PostgreSQL with PENGUIN_DATABASE_URL), admin token, listener, each
+ * configured platform token with a real API call, the model
  * of every routed agent with the request the gateway would make, the tool sandbox and the schedule files; prints one
  * ✓ / ✗ / ! / – line per check with what to fix. Exit 0 only when no check failed; platforms that are not
  * configured are reported, not failed. Network checks run in parallel; doctor writes nothing.
@@ -10,6 +11,7 @@ import { expectNoMore } from '../args';
 import { loadConfigForCli } from '../config';
 import { EXIT_FAILED, EXIT_OK, line, type CliIO } from '../io';
 import { checkDatabase, checkHome, checkListen, checkSpace } from './local';
+import { checkPostgres } from './postgres';
 import { checkModels } from './model';
 import { checkSandbox } from './sandbox';
 import { checkDiscord } from './discord';
@@ -24,11 +26,12 @@ export async function doctorCommand(args: CliArgs, io: CliIO): Promise<number> {
   const config = loadConfigForCli(args, io);
   if (!config) return EXIT_FAILED;
   const timeoutMs = args.timeoutMs ?? DEFAULT_DOCTOR_TIMEOUT_MS;
+  const database = config.database_url ? checkPostgres(config, timeoutMs) : Promise.resolve(checkDatabase(config));
   const results: CheckResult[] = [
     { name: 'config', status: 'ok', detail: config.config_file ? `${config.config_file} is valid` : 'no config file; running on defaults and the environment' },
     checkHome(config.home),
     checkSpace(config.home),
-    ...checkDatabase(config),
+    ...(await database),
     checkListen(config.listen),
     ...(await Promise.all([
       checkTelegram(config.telegram, timeoutMs),

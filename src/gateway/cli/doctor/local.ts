@@ -64,14 +64,17 @@ export function checkSpace(home: string, free: (dir: string) => number = freeByt
   return { name, status: 'ok', detail: `${mib(bytes)} free for ${home}` };
 }
 
+/** Where the admin token comes from: the environment, the `stored` hashes (undefined: unknown), or start. */
+export function adminTokenCheck(config: Pick<GatewayConfig, 'admin_token'>, stored: number | undefined): CheckResult {
+  const name = 'admin token';
+  if (config.admin_token !== undefined) return { name, status: 'ok', detail: 'set by PENGUIN_ADMIN_TOKEN' };
+  if (stored && stored > 0) return { name, status: 'ok', detail: `${stored} generated token${stored === 1 ? '' : 's'} stored (as hashes)` };
+  return { name, status: 'ok', detail: 'none yet: start generates one and prints it once' };
+}
+
 export function checkDatabase(config: Pick<GatewayConfig, 'db_path' | 'admin_token'>): CheckResult[] {
   const latest = MIGRATIONS.length;
-  const token = (stored: number | undefined): CheckResult => {
-    const name = 'admin token';
-    if (config.admin_token !== undefined) return { name, status: 'ok', detail: 'set by PENGUIN_ADMIN_TOKEN' };
-    if (stored && stored > 0) return { name, status: 'ok', detail: `${stored} generated token${stored === 1 ? '' : 's'} stored (as hashes)` };
-    return { name, status: 'ok', detail: 'none yet: start generates one and prints it once' };
-  };
+  const token = (stored: number | undefined) => adminTokenCheck(config, stored);
   if (!existsSync(config.db_path)) {
     return [{ name: 'database', status: 'ok', detail: `${config.db_path} does not exist yet; start creates it (schema version ${latest}) and fills it from the traces and the journal, if any` }, token(0)];
   }

@@ -6,25 +6,18 @@
 import Database from 'better-sqlite3';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { sqlite } from '../dialect';
 import { StoreError } from '../errors';
 import { MIGRATIONS, type Migration } from '../migrations';
-import type { GatewayStore } from '../types';
-import { accessMethods } from './access';
-import { adminTokenMethods } from './admin-tokens';
-import { approvalMethods } from './approvals';
-import { deliveryMethods } from './deliveries';
-import { guarded } from './guard';
-import { inboundMethods } from './inbound';
+import { storeMethods } from '../tables';
+import type { IndexStore } from '../types';
 import { migrate, type MigrationReport } from './migrate';
-import { scheduleMethods } from './schedules';
-import { sessionMethods } from './sessions';
-import { Sql } from './sql';
-import { usageMethods } from './usage';
+import { SqliteSql } from './sql';
 
-export interface SqliteStore extends GatewayStore {
+export interface SqliteStore extends IndexStore {
+  readonly backend: 'sqlite';
   readonly path: string;
   readonly db: Database.Database;
-  readonly migration: MigrationReport;
 }
 
 export interface OpenOptions {
@@ -59,19 +52,13 @@ export function openSqliteStore(path: string, opts: OpenOptions = {}): SqliteSto
     if (e instanceof StoreError) throw e;
     throw new StoreError('open_failed', `cannot open the gateway database ${path}: ${(e as Error).message}`, { cause: e });
   }
-  const q = new Sql(db, now);
   return {
+    backend: 'sqlite',
+    location: path,
     path,
     db,
     migration,
-    ...guarded(sessionMethods(q)),
-    ...guarded(approvalMethods(q)),
-    ...guarded(usageMethods(q)),
-    ...guarded(deliveryMethods(q)),
-    ...guarded(inboundMethods(q)),
-    ...guarded(scheduleMethods(q)),
-    ...guarded(accessMethods(q)),
-    ...guarded(adminTokenMethods(q)),
+    ...storeMethods(new SqliteSql(db, path, now), sqlite),
     async close() {
       if (db.open) db.close();
     },

@@ -1,61 +1,90 @@
 /**
- * Shared plumbing of the SQLite store: one connection, prepared statements cached by their SQL text, an
- * immediate-mode transaction helper and the clock. Every repository module builds on this and nothing else.
+ * `Sql` on one better-sqlite3 connection: prepared statements cached by their SQL text, transactions as
+ * BEGIN IMMEDIATE … COMMIT. A transaction's function is async, so while one is open every other statement
+ * of this process on the same database file waits at that file's gate: it would otherwise join the open
+ * transaction (same connection) or block the thread on the write lock it holds (another connection).
  */
 import type Database from 'better-sqlite3';
+import { resolve } from 'node:path';
+import { sqlite } from '../dialect';
+import type { Sql } from '../tables/sql';
 
-export class Sql {
+class Gate {
+  open: Promise<void> | undefined;
+}
+const gates = new Map<string, Gate>();
+
+function gateOf(path: string): Gate {
+  if (path === ':memory:') return new Gate();
+  const key = resolve(path);
+  let g = gates.get(key);
+  if (!g) gates.set(key, (g = new Gate()));
+  return g;
+}
+
+export class SqliteSql implements Sql {
   private readonly cache = new Map<string, Database.Statement>();
+  private readonly gate: Gate;
+  /** The handle a transaction's function gets: the same connection, past the gate. */
+  private readonly inside: Sql;
+
   constructor(
     readonly db: Database.Database,
+    path: string,
     readonly now: () => number,
-  ) {}
+  ) {
+    this.gate = gateOf(path);
+    this.inside = {
+      now,
+      get: async (sql, ...p) => this.stmt(sql).get(...p) as never,
+      all: async (sql, ...p) => this.stmt(sql).all(...p) as never,
+      run: async (sql, ...p) => this.stmt(sql).run(...p).changes,
+      tx: (fn) => fn(this.inside),
+    };
+  }
 
-  stmt(sql: string): Database.Statement {
+  private stmt(sql: string): Database.Statement {
     let s = this.cache.get(sql);
     if (!s) {
-      s = this.db.prepare(sql);
+      s = this.db.prepare(sqlite.query(sql));
       this.cache.set(sql, s);
     }
     return s;
   }
 
-  get<T>(sql: string, ...params: unknown[]): T | undefined {
+  async get<T>(sql: string, ...params: unknown[]): Promise<T | undefined> {
+    while (this.gate.open) await this.gate.open;
     return this.stmt(sql).get(...params) as T | undefined;
   }
 
-  all<T>(sql: string, ...params: unknown[]): T[] {
+  async all<T>(sql: string, ...params: unknown[]): Promise<T[]> {
+    while (this.gate.open) await this.gate.open;
     return this.stmt(sql).all(...params) as T[];
   }
 
-  run(sql: string, ...params: unknown[]): Database.RunResult {
-    return this.stmt(sql).run(...params);
+  async run(sql: string, ...params: unknown[]): Promise<number> {
+    while (this.gate.open) await this.gate.open;
+    return this.stmt(sql).run(...params).changes;
   }
 
   /** BEGIN IMMEDIATE: takes the write lock up front, so two processes never deadlock upgrading a read. */
-  tx<T>(fn: () => T): T {
-    return this.db.transaction(fn).immediate();
+  async tx<T>(fn: (q: Sql) => Promise<T>): Promise<T> {
+    while (this.gate.open) await this.gate.open;
+    let release!: () => void;
+    this.gate.open = new Promise((r) => (release = r));
+    try {
+      this.db.exec('BEGIN IMMEDIATE');
+      try {
+        const out = await fn(this.inside);
+        this.db.exec('COMMIT');
+        return out;
+      } catch (e) {
+        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+        throw e;
+      }
+    } finally {
+      this.gate.open = undefined;
+      release();
+    }
   }
-}
-
-/**
- * Builds `WHERE a = ? AND b >= ?` from the entries whose value is defined (values line up with the
- * placeholders), plus `fixed` clauses that take no parameter.
- */
-export function where(conds: [clause: string, value: unknown][], fixed: string[] = []): { sql: string; params: unknown[] } {
-  const used = conds.filter(([, v]) => v !== undefined);
-  const clauses = [...used.map(([c]) => c), ...fixed];
-  return { sql: clauses.length ? `WHERE ${clauses.join(' AND ')}` : '', params: used.map(([, v]) => v) };
-}
-
-/** Local calendar date `YYYY-MM-DD` of an instant (the same local-time convention as session ids). */
-export function localDate(ts: number): string {
-  const d = new Date(ts);
-  const p = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}`;
-}
-
-export function clampLimit(limit: number | undefined, fallback: number, max = 10_000): number {
-  if (limit === undefined || !Number.isFinite(limit)) return fallback;
-  return Math.max(1, Math.min(max, Math.floor(limit)));
 }

@@ -1,55 +1,55 @@
 /**
- * Pairing requests and the allowlist on SQLite, for users and for groups (`kind`). One pending code per
- * subject at a time; approving a code adds its subject to the allowlist in the same transaction, so an
- * approval is never half applied.
+ * Pairing requests and the allowlist, for users and for groups (`kind`). One pending code per subject at a
+ * time (looked up and created in one transaction); approving a code adds its subject to the allowlist in
+ * the same transaction, so an approval is never half applied.
  */
 import { newPairingCode } from '../ids';
 import type { AccessKind, AccessStore, AllowlistRow, NewPairing, PairingDecision, PairingRow } from '../types';
 import { clampLimit, where, type Sql } from './sql';
 
-export function accessMethods(q: Sql): AccessStore {
-  const get = (code: string) => q.get<PairingRow>('SELECT * FROM pairing_requests WHERE code = ?', code.trim().toUpperCase());
-  const allow = (platform: string, kind: AccessKind, userId: string, by: string | null, at: number) =>
-    q.run('INSERT OR IGNORE INTO allowlist (platform, kind, user_id, added_by, created_at) VALUES (?, ?, ?, ?, ?)', platform, kind, userId, by, at).changes === 1;
+const get = (q: Sql, code: string) => q.get<PairingRow>('SELECT * FROM pairing_requests WHERE code = ?', code.trim().toUpperCase());
+const allow = async (q: Sql, platform: string, kind: AccessKind, userId: string, by: string | null, at: number) =>
+  (await q.run('INSERT INTO allowlist (platform, kind, user_id, added_by, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING', platform, kind, userId, by, at)) === 1;
 
+export function accessMethods(q: Sql): AccessStore {
   return {
     async requestPairing(p: NewPairing) {
       const at = p.created_at ?? q.now();
       const kind = p.kind ?? 'user';
-      return q.tx(() => {
-        const open = q.get<PairingRow>(
+      return q.tx(async (t) => {
+        const open = await t.get<PairingRow>(
           `SELECT * FROM pairing_requests WHERE platform = ? AND kind = ? AND user_id = ? AND state = 'pending' AND expires_at > ? ORDER BY created_at DESC LIMIT 1`,
           p.platform, kind, p.user_id, at,
         );
         if (open) return { row: open, created: false };
         for (;;) {
-          const code = newPairingCode();
-          const r = q.run(
-            `INSERT OR IGNORE INTO pairing_requests (code, platform, kind, user_id, user_name, chat, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-            code, p.platform, kind, p.user_id, p.user_name ?? null, p.chat ?? null, at, p.expires_at,
+          const row = await t.get<PairingRow>(
+            `INSERT INTO pairing_requests (code, platform, kind, user_id, user_name, chat, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+             ON CONFLICT DO NOTHING RETURNING *`,
+            newPairingCode(), p.platform, kind, p.user_id, p.user_name ?? null, p.chat ?? null, at, p.expires_at,
           );
-          if (r.changes === 1) return { row: get(code)!, created: true };
+          if (row) return { row, created: true };
         }
       });
     },
 
     async getPairing(code) {
-      return get(code);
+      return get(q, code);
     },
 
     async decidePairing(code, decision, by, at): Promise<PairingDecision> {
       const now = at ?? q.now();
-      return q.tx((): PairingDecision => {
-        const row = get(code);
+      return q.tx(async (t): Promise<PairingDecision> => {
+        const row = await get(t, code);
         if (!row) return { ok: false, reason: 'not_found' };
         if (row.state !== 'pending') return { ok: false, reason: 'already_decided', row };
         if (row.expires_at <= now) {
-          q.run(`UPDATE pairing_requests SET state = 'expired' WHERE code = ?`, row.code);
-          return { ok: false, reason: 'expired', row: get(row.code)! };
+          const expired = await t.get<PairingRow>(`UPDATE pairing_requests SET state = 'expired' WHERE code = ? RETURNING *`, row.code);
+          return { ok: false, reason: 'expired', row: expired! };
         }
-        q.run('UPDATE pairing_requests SET state = ?, decided_at = ? WHERE code = ?', decision, now, row.code);
-        if (decision === 'approved') allow(row.platform, row.kind, row.user_id, by, now);
-        return { ok: true, row: get(row.code)! };
+        const decided = await t.get<PairingRow>('UPDATE pairing_requests SET state = ?, decided_at = ? WHERE code = ? RETURNING *', decision, now, row.code);
+        if (decision === 'approved') await allow(t, row.platform, row.kind, row.user_id, by, now);
+        return { ok: true, row: decided! };
       });
     },
 
@@ -60,7 +60,7 @@ export function accessMethods(q: Sql): AccessStore {
 
     async restorePairing(r) {
       const told = r.state === 'approved' || r.state === 'denied' ? r.decided_at : null;
-      q.run(
+      await q.run(
         `INSERT INTO pairing_requests (code, platform, kind, user_id, user_name, chat, state, created_at, expires_at, decided_at, notified_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (code) DO UPDATE SET state = excluded.state, decided_at = excluded.decided_at, expires_at = excluded.expires_at,
@@ -77,23 +77,23 @@ export function accessMethods(q: Sql): AccessStore {
     },
 
     async markPairingNotified(code, at) {
-      return q.run('UPDATE pairing_requests SET notified_at = ? WHERE code = ? AND notified_at IS NULL', at ?? q.now(), code).changes === 1;
+      return (await q.run('UPDATE pairing_requests SET notified_at = ? WHERE code = ? AND notified_at IS NULL', at ?? q.now(), code)) === 1;
     },
 
     async expirePairings(now) {
-      return q.run(`UPDATE pairing_requests SET state = 'expired' WHERE state = 'pending' AND expires_at <= ?`, now).changes;
+      return q.run(`UPDATE pairing_requests SET state = 'expired' WHERE state = 'pending' AND expires_at <= ?`, now);
     },
 
     async allowUser(platform, userId, by, at, kind = 'user') {
-      return allow(platform, kind, userId, by, at ?? q.now());
+      return allow(q, platform, kind, userId, by, at ?? q.now());
     },
 
     async disallowUser(platform, userId, kind = 'user') {
-      return q.run('DELETE FROM allowlist WHERE platform = ? AND kind = ? AND user_id = ?', platform, kind, userId).changes > 0;
+      return (await q.run('DELETE FROM allowlist WHERE platform = ? AND kind = ? AND user_id = ?', platform, kind, userId)) > 0;
     },
 
     async isAllowed(platform, userId, kind = 'user') {
-      return q.get('SELECT 1 FROM allowlist WHERE platform = ? AND kind = ? AND user_id = ?', platform, kind, userId) !== undefined;
+      return (await q.get('SELECT 1 FROM allowlist WHERE platform = ? AND kind = ? AND user_id = ?', platform, kind, userId)) !== undefined;
     },
 
     async listAllowed(platform) {

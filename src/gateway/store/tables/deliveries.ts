@@ -1,48 +1,48 @@
 /**
- * The delivery ledger on SQLite: every outbound platform message with its purpose, state, attempts and
- * what it last showed, so a restart can finalise replies left mid-stream and the dashboard can draw a
- * timeline per message, with the steps of each Task's reply (delivery_events) in order.
+ * The delivery ledger: every outbound platform message with its purpose, state, attempts and what it last
+ * showed, so a restart can finalise replies left mid-stream and the dashboard can draw a timeline per
+ * message, with the steps of each Task's reply (delivery_events) in order. Each change returns the row it
+ * wrote (`RETURNING *`), so a reader never sees a later writer's row instead.
  */
 import type { DeliveryEventRow, DeliveryRow, DeliveryState, DeliveryStore, NewDelivery } from '../types';
 import { clampLimit, where, type Sql } from './sql';
 
 export function deliveryMethods(q: Sql): DeliveryStore {
-  const get = (id: number) => q.get<DeliveryRow>('SELECT * FROM deliveries WHERE id = ?', id);
   return {
     async createDelivery(d: NewDelivery) {
       const at = q.now();
-      const id = q.run(
+      const row = await q.get<DeliveryRow>(
         `INSERT INTO deliveries (platform, chat, platform_message_id, session_id, task_id, purpose, state, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
         d.platform, d.chat, d.platform_message_id ?? null, d.session_id ?? null, d.task_id ?? null, d.purpose, d.state ?? 'pending', at, at,
-      ).lastInsertRowid;
-      return get(Number(id))!;
+      );
+      return row!;
     },
 
     async getDelivery(id) {
-      return get(id);
+      return q.get<DeliveryRow>('SELECT * FROM deliveries WHERE id = ?', id);
     },
 
     async markDeliverySent(id, platformMessageId) {
-      q.run(`UPDATE deliveries SET state = 'sent', platform_message_id = ?, attempts = attempts + 1, updated_at = ? WHERE id = ?`, platformMessageId, q.now(), id);
-      return get(id);
+      return q.get<DeliveryRow>(
+        `UPDATE deliveries SET state = 'sent', platform_message_id = ?, attempts = attempts + 1, updated_at = ? WHERE id = ? RETURNING *`,
+        platformMessageId, q.now(), id,
+      );
     },
 
     async markDeliveryAttemptFailed(id, error, final) {
-      q.run(
-        `UPDATE deliveries SET attempts = attempts + 1, last_error = ?, state = CASE WHEN ? THEN 'failed' ELSE state END, updated_at = ? WHERE id = ?`,
+      return q.get<DeliveryRow>(
+        `UPDATE deliveries SET attempts = attempts + 1, last_error = ?, state = CASE WHEN ? = 1 THEN 'failed' ELSE state END, updated_at = ? WHERE id = ? RETURNING *`,
         error.slice(0, 2000), final ? 1 : 0, q.now(), id,
       );
-      return get(id);
     },
 
     async setDeliveryState(id, state: DeliveryState) {
-      q.run('UPDATE deliveries SET state = ?, updated_at = ? WHERE id = ?', state, q.now(), id);
-      return get(id);
+      return q.get<DeliveryRow>('UPDATE deliveries SET state = ?, updated_at = ? WHERE id = ? RETURNING *', state, q.now(), id);
     },
 
     async setDeliveryShown(id, shown) {
-      q.run('UPDATE deliveries SET shown = ?, updated_at = ? WHERE id = ?', shown, q.now(), id);
+      await q.run('UPDATE deliveries SET shown = ?, updated_at = ? WHERE id = ?', shown, q.now(), id);
     },
 
     async listOpenDeliveries(f = {}) {
@@ -54,7 +54,10 @@ export function deliveryMethods(q: Sql): DeliveryStore {
     },
 
     async addDeliveryEvent(e) {
-      q.run('INSERT INTO delivery_events (task_id, delivery_id, part, kind, detail, at) VALUES (?, ?, ?, ?, ?, ?)', e.task_id, e.delivery_id, e.part, e.kind, e.detail?.slice(0, 2000) ?? null, e.at ?? q.now());
+      await q.run(
+        'INSERT INTO delivery_events (task_id, delivery_id, part, kind, detail, at) VALUES (?, ?, ?, ?, ?, ?)',
+        e.task_id, e.delivery_id, e.part, e.kind, e.detail?.slice(0, 2000) ?? null, e.at ?? q.now(),
+      );
     },
 
     async listDeliveryEvents(taskId, limit) {
@@ -62,7 +65,7 @@ export function deliveryMethods(q: Sql): DeliveryStore {
     },
 
     async pruneDeliveryEvents(before) {
-      return q.run('DELETE FROM delivery_events WHERE at < ?', before).changes;
+      return q.run('DELETE FROM delivery_events WHERE at < ?', before);
     },
 
     async listDeliveries(f = {}) {

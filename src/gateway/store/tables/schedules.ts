@@ -1,51 +1,43 @@
 /**
- * Schedule runs on SQLite: one row per slot (unique per schedule), so a slot is fired or marked missed
- * at most once even across restarts; durations are computed from the recorded start and end. Also each
- * schedule's watermark (how far it was watched) and the approval modes operators granted schedules.
+ * Schedule runs: one row per slot (unique per schedule), so a slot is fired or marked missed at most once
+ * even across restarts; durations are computed from the recorded start and end. Also each schedule's
+ * watermark (how far it was watched, never moved back) and the approval modes operators granted schedules.
  */
 import type { ScheduleGrant, ScheduleRunRow, ScheduleStore } from '../types';
-import { clampLimit, where, type Sql } from './sql';
+import { clampLimit, sortedBy, where, type Sql } from './sql';
+
+const DURATION = 'duration_ms = CASE WHEN started_at IS NULL THEN NULL ELSE ? - started_at END';
 
 export function scheduleMethods(q: Sql): ScheduleStore {
-  const get = (id: number) => q.get<ScheduleRunRow>('SELECT * FROM schedule_runs WHERE id = ?', id);
   return {
     async addScheduleRun(ref, slot, status, at, extra = {}) {
-      const r = q.run(
-        `INSERT OR IGNORE INTO schedule_runs (schedule_name, project_id, agent_id, slot, status, kind, error, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      return q.get<ScheduleRunRow>(
+        `INSERT INTO schedule_runs (schedule_name, project_id, agent_id, slot, status, kind, error, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT DO NOTHING RETURNING *`,
         ref.schedule_name, ref.project_id, ref.agent_id, slot, status, extra.kind ?? 'slot', extra.error ?? null, at ?? q.now(),
       );
-      return r.changes === 1 ? get(Number(r.lastInsertRowid)) : undefined;
     },
 
     async getScheduleRun(id) {
-      return get(id);
+      return q.get<ScheduleRunRow>('SELECT * FROM schedule_runs WHERE id = ?', id);
     },
 
     async startScheduleRun(id, sessionId, at) {
-      q.run(`UPDATE schedule_runs SET status = 'running', session_id = ?, started_at = ? WHERE id = ?`, sessionId, at ?? q.now(), id);
-      return get(id);
+      return q.get<ScheduleRunRow>(`UPDATE schedule_runs SET status = 'running', session_id = ?, started_at = ? WHERE id = ? RETURNING *`, sessionId, at ?? q.now(), id);
     },
 
     async finishScheduleRun(id, status, error, at) {
       const end = at ?? q.now();
-      q.run(
-        `UPDATE schedule_runs SET status = ?, error = ?, ended_at = ?, duration_ms = CASE WHEN started_at IS NULL THEN NULL ELSE ? - started_at END WHERE id = ?`,
-        status, error ?? null, end, end, id,
-      );
-      return get(id);
+      return q.get<ScheduleRunRow>(`UPDATE schedule_runs SET status = ?, error = ?, ended_at = ?, ${DURATION} WHERE id = ? RETURNING *`, status, error ?? null, end, end, id);
     },
 
     async failUnfinishedScheduleRuns(error, at) {
       const end = at ?? q.now();
-      return q.tx(() => {
-        const ids = q.all<{ id: number }>(`SELECT id FROM schedule_runs WHERE status IN ('queued', 'running') ORDER BY id`).map((r) => r.id);
-        q.run(
-          `UPDATE schedule_runs SET status = 'failed', error = ?, ended_at = ?, duration_ms = CASE WHEN started_at IS NULL THEN NULL ELSE ? - started_at END
-           WHERE status IN ('queued', 'running')`,
-          error, end, end,
-        );
-        return ids.map((id) => get(id)!);
-      });
+      const rows = await q.all<ScheduleRunRow>(
+        `UPDATE schedule_runs SET status = 'failed', error = ?, ended_at = ?, ${DURATION} WHERE status IN ('queued', 'running') RETURNING *`,
+        error, end, end,
+      );
+      return sortedBy(rows, 'id');
     },
 
     async listScheduleRuns(f = {}) {
@@ -59,11 +51,11 @@ export function scheduleMethods(q: Sql): ScheduleStore {
     },
 
     async markSchedulesWatched(refs, at) {
-      q.tx(() => {
+      await q.tx(async (t) => {
         for (const r of refs) {
-          q.run(
+          await t.run(
             `INSERT INTO schedule_watch (project_id, agent_id, schedule_name, watched_until) VALUES (?, ?, ?, ?)
-             ON CONFLICT (project_id, agent_id, schedule_name) DO UPDATE SET watched_until = MAX(watched_until, excluded.watched_until)`,
+             ON CONFLICT (project_id, agent_id, schedule_name) DO UPDATE SET watched_until = GREATEST(schedule_watch.watched_until, excluded.watched_until)`,
             r.project_id, r.agent_id, r.schedule_name, at,
           );
         }
@@ -75,7 +67,7 @@ export function scheduleMethods(q: Sql): ScheduleStore {
     },
 
     async setScheduleGrant(g) {
-      q.run(
+      await q.run(
         `INSERT INTO schedule_grants (project_id, agent_id, schedule_name, approval_mode, definition_hash, granted_by, granted_at) VALUES (?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (project_id, agent_id, schedule_name) DO UPDATE SET approval_mode = excluded.approval_mode, definition_hash = excluded.definition_hash,
            granted_by = excluded.granted_by, granted_at = excluded.granted_at`,
