@@ -49,6 +49,9 @@ afterEach(async () => {
   const login = await fetch(`${gw.url}/`);
   expect(login.status).toBe(200);
   expect(await login.text()).toContain('<div id="root">');
-  for (const skill of ['chat-replies', 'safe-shell']) expect(existsSync(join(home, 'default_project', 'agents', 'default_agent', 'agent_state', 'skills', skill))).toBe(true);
+  // The packaged skills are seeded by the agent warm-up, which runs after the listener is up.
+  const skills = ['chat-replies', 'safe-shell'].map((skill) => join(home, 'default_project', 'agents', 'default_agent', 'agent_state', 'skills', skill));
+  for (let i = 0; i < 300 && !skills.every((p) => existsSync(p)); i++) await new Promise((r) => setTimeout(r, 100));
+  for (const p of skills) expect({ p, seeded: existsSync(p) }).toEqual({ p, seeded: true });
   expect(await gw.stop()).toBe(0);
 }, 15 * 60_000);
