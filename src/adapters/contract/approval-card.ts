@@ -28,6 +28,8 @@ export interface ApprovalCard {
   subagent?: string;
   /** The schedule whose unattended run asks. */
   schedule?: string;
+  /** Anyone in the conversation may decide (a scheduled run in a direct message); else its starter or an approver. */
+  anyoneMayDecide?: boolean;
   preview: ArgumentPreview;
   buttons: CardButton[];
 }
@@ -48,6 +50,8 @@ export interface ApprovalCardInput {
   maxPreviewChars?: number;
   /** The schedule whose unattended run asks (shown on the card). */
   schedule?: string;
+  /** Anyone in the conversation may decide. */
+  anyoneMayDecide?: boolean;
 }
 
 export const BUTTON_LABELS: Record<ApprovalVerb, string> = { allow: 'Allow', deny: 'Deny', session: 'Allow for this session' };
@@ -116,6 +120,7 @@ export function buildApprovalCard(input: ApprovalCardInput): ApprovalCard {
     ...(description ? { description: cutToFit(description.replace(/\s+/g, ' '), 300).text } : {}),
     ...(input.origin?.length ? { subagent: input.origin[input.origin.length - 1] } : {}),
     ...(input.schedule ? { schedule: input.schedule } : {}),
+    ...(input.anyoneMayDecide ? { anyoneMayDecide: true } : {}),
     preview: previewFor(input.toolName, args, input.arguments, max),
     buttons: verbs.map((verb) => ({ label: BUTTON_LABELS[verb], payload: encodeActionPayload({ kind: 'approval', approvalId: input.approvalId, verb }), style: BUTTON_STYLE[verb] })),
   };

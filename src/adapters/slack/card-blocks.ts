@@ -55,7 +55,10 @@ function contextLines(card: ApprovalCard, state: CardState): string[] {
   const lines: string[] = [];
   if (card.subagent) lines.push(`asked by subagent \`${card.subagent}\``);
   if (card.preview.kind !== 'none' && card.preview.truncated) lines.push('preview cut to fit');
-  if (state.state === 'pending') lines.push('only the person who started this task or an approver can decide');
+  if (state.state === 'pending' && !card.anyoneMayDecide) {
+    // a scheduled run has no person who started it: only approvers may decide for it
+    lines.push(card.schedule ? 'only an approver can decide' : 'only the person who started this task or an approver can decide');
+  }
   return lines;
 }
 

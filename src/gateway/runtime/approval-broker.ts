@@ -179,7 +179,7 @@ export class ApprovalBroker {
       created_at: now,
       expires_at: now + this.o.timeoutMs,
     });
-    const card = buildApprovalCard({ approvalId: row.id, toolName: call.payload.name, arguments: call.payload.arguments, origin: call.origin, ...(ctx.schedule ? { schedule: ctx.schedule } : {}) });
+    const card = buildApprovalCard({ approvalId: row.id, toolName: call.payload.name, arguments: call.payload.arguments, origin: call.origin, ...(ctx.schedule ? { schedule: ctx.schedule } : {}), ...(ctx.anyoneMayDecide ? { anyoneMayDecide: true } : {}) });
     return new Promise<ApprovalDecision>((resolve) => {
       const p: Pending = { row, card, ctx, resolve, toolCall: call };
       this.pending.set(row.id, p);

@@ -62,6 +62,14 @@ describe('approval cards', () => {
     expect(blocksText(cardBlocks(sched, { state: 'decided', verb: 'allow', by: 'alice' }) as never)).toMatch(/^✅ \*Allowed\* by alice: `exec_command` · scheduled run of `night'ly`/);
     expect(blocksText(cardBlocks(exec, { state: 'pending' }) as never)).not.toContain('scheduled run');
   });
+
+  it('says who may decide: the starter or an approver, only an approver for a scheduled run, nobody named in a DM run', () => {
+    const args = JSON.stringify({ cmd: 'echo hi' });
+    const line = (card: ReturnType<typeof buildApprovalCard>) => blocksText(cardBlocks(card, { state: 'pending' }) as never).split('\n').find((l) => /can decide/.test(l));
+    expect(line(buildApprovalCard({ approvalId: 'a', toolName: 'exec_command', arguments: args }))).toBe('only the person who started this task or an approver can decide');
+    expect(line(buildApprovalCard({ approvalId: 'b', toolName: 'exec_command', arguments: args, schedule: 'nightly' }))).toBe('only an approver can decide');
+    expect(line(buildApprovalCard({ approvalId: 'c', toolName: 'exec_command', arguments: args, schedule: 'nightly', anyoneMayDecide: true }))).toBeUndefined();
+  });
 });
 
 describe('inbound text', () => {
