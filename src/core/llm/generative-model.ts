@@ -5,13 +5,13 @@
  * Never throws and never retries: every way out closes the open segments and RETURNS an `LLMOutcome`.
  * Provider details (wire format, reasoning fields, usage shape, error types) stay inside this folder.
  */
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import * as b from '../omnimessage/builders';
 import { addCounts, estimateMessagesTokens, estimateTextTokens, zeroCounts } from '../omnimessage/tokens';
 import type { CompleteMessage, OmniMessage, TokenCounts } from '../omnimessage/types';
 import type { GenerativeModelConfig, GenerativeModelParameters, LLMInterface, LLMOutcome, ThinkingLevel, ToolCallIdRegistry } from '../interfaces';
 import { classifyError } from './classify';
-import { openAIClient } from './openai-client';
+import { sharedClient } from './openai-client';
 import { outputCap } from './output-cap';
 import { raceUpstream, type UpstreamResult } from './race';
 import { ChatStreamTranslator, type ChunkLike } from './stream-translator';
@@ -63,7 +63,7 @@ export class GenerativeModel implements LLMInterface {
       : undefined;
     this.prefixTokens = estimateTextTokens(config.systemPrompt ?? '') + (this.tools ? estimateTextTokens(JSON.stringify(this.tools)) : 0);
     this.contextTokens = this.prefixTokens;
-    const made = openAIClient(config);
+    const made = sharedClient(config);
     if (made.ok) this.client = made.client;
     else this.setupFailure = made.failure;
   }
