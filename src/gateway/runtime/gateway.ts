@@ -219,6 +219,8 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
         await broker.close();
         await Promise.all(background);
       });
+      // The agents stop watching their files.
+      pool.invalidate();
       await Promise.all(bindings.map((b) => b.adapter.stop().catch((err: unknown) => logger.warn({ err }, 'adapter stop failed'))));
       await listener.close();
       await ledger.settled();
