@@ -94,7 +94,7 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
   const { config, env, logger } = o;
   const clock = o.clock ?? systemClock;
   await ensurePrivateDir(config.home, logger);
-  const opened = await openGatewayStore({ dbPath: config.db_path, home: config.home });
+  const opened = await openGatewayStore({ dbPath: config.db_path, home: config.home, groupCommit: true });
   if (opened.rebuilt) logger.warn({ reason: opened.rebuilt.reason, problems: opened.rebuilt.report.problems.slice(0, 20) }, describeRebuild(opened.rebuilt, config.db_path));
   const store = opened.store;
   const admin = await ensureAdminToken(store, env, o.stdout, config.home);

@@ -57,7 +57,7 @@ function moveAside(path: string, now: number): string {
   return to;
 }
 
-export async function openGatewayStore(o: { dbPath: string; home: string; now?: () => number; rebuild?: boolean }): Promise<GatewayStoreHandle> {
+export async function openGatewayStore(o: { dbPath: string; home: string; now?: () => number; rebuild?: boolean; groupCommit?: boolean }): Promise<GatewayStoreHandle> {
   const now = o.now ?? Date.now;
   const journal = new JournalFile(journalPath(o.home));
   const inMemory = o.dbPath === ':memory:';
@@ -67,7 +67,7 @@ export async function openGatewayStore(o: { dbPath: string; home: string; now?: 
   let movedTo: string | undefined;
   let error: string | undefined;
   try {
-    index = openSqliteStore(o.dbPath, { now });
+    index = openSqliteStore(o.dbPath, { now, groupCommit: o.groupCommit });
     error = missing || inMemory ? undefined : damage(index);
     if (error) await index.close();
   } catch (e) {
@@ -77,7 +77,7 @@ export async function openGatewayStore(o: { dbPath: string; home: string; now?: 
   if (error) {
     reason = 'corrupt';
     movedTo = moveAside(o.dbPath, now());
-    index = openSqliteStore(o.dbPath, { now });
+    index = openSqliteStore(o.dbPath, { now, groupCommit: o.groupCommit });
   }
   const handle: GatewayStoreHandle = { store: journaled(index!, journal, now), index: index!, journal };
   if (reason && o.rebuild !== false) {

@@ -32,6 +32,8 @@ export interface OpenOptions {
   busyTimeoutMs?: number;
   /** For tests of the migration runner; the gateway always uses MIGRATIONS. */
   migrations?: readonly Migration[];
+  /** The writes of one event-loop turn share a transaction (sql.ts): for the one connection of a long-running process. */
+  groupCommit?: boolean;
 }
 
 export function openSqliteStore(path: string, opts: OpenOptions = {}): SqliteStore {
@@ -59,21 +61,24 @@ export function openSqliteStore(path: string, opts: OpenOptions = {}): SqliteSto
     if (e instanceof StoreError) throw e;
     throw new StoreError('open_failed', `cannot open the gateway database ${path}: ${(e as Error).message}`, { cause: e });
   }
-  const q = new Sql(db, now);
+  const q = new Sql(db, now, opts.groupCommit === true);
   return {
     path,
     db,
     migration,
-    ...guarded(sessionMethods(q)),
-    ...guarded(approvalMethods(q)),
-    ...guarded(usageMethods(q)),
-    ...guarded(deliveryMethods(q)),
-    ...guarded(inboundMethods(q)),
-    ...guarded(scheduleMethods(q)),
-    ...guarded(accessMethods(q)),
-    ...guarded(adminTokenMethods(q)),
+    ...guarded(sessionMethods(q), q),
+    ...guarded(approvalMethods(q), q),
+    ...guarded(usageMethods(q), q),
+    ...guarded(deliveryMethods(q), q),
+    ...guarded(inboundMethods(q), q),
+    ...guarded(scheduleMethods(q), q),
+    ...guarded(accessMethods(q), q),
+    ...guarded(adminTokenMethods(q), q),
     async close() {
-      if (db.open) db.close();
+      if (db.open) {
+        q.commitNow();
+        db.close();
+      }
     },
   };
 }

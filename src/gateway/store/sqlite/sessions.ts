@@ -11,16 +11,39 @@ const PATCHABLE = ['route', 'platform', 'binding_key', 'title', 'status', 'appro
 
 export function sessionMethods(q: Sql): SessionStore {
   const get = (id: string) => q.get<SessionRow>('SELECT * FROM sessions WHERE session_id = ?', id);
+  const insert = (s: NewSession) => {
+    const at = s.created_at ?? q.now();
+    q.run(
+      `INSERT INTO sessions (session_id, project_id, agent_id, parent_session_id, route, platform, binding_key, title, status, approval_mode,
+         created_at, updated_at, last_active_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      s.session_id, s.project_id, s.agent_id, s.parent_session_id ?? null, s.route ?? null, s.platform ?? null, s.binding_key ?? null,
+      s.title ?? null, s.status ?? 'idle', s.approval_mode ?? 'read-only', at, at, at,
+    );
+  };
+  const bind = (key: string, sessionId: string) => {
+    const at = q.now();
+    q.tx(() => {
+      q.run('UPDATE sessions SET binding_key = NULL, updated_at = ? WHERE binding_key = ? AND session_id <> ?', at, key, sessionId);
+      q.run('UPDATE sessions SET binding_key = ?, updated_at = ? WHERE session_id = ? AND binding_key IS NOT ?', key, at, sessionId, key);
+      q.run(
+        `INSERT INTO bindings (binding_key, session_id, updated_at) VALUES (?, ?, ?)
+         ON CONFLICT (binding_key) DO UPDATE SET session_id = excluded.session_id, updated_at = excluded.updated_at`,
+        key, sessionId, at,
+      );
+    });
+  };
   return {
     async createSession(s: NewSession) {
-      const at = s.created_at ?? q.now();
-      q.run(
-        `INSERT INTO sessions (session_id, project_id, agent_id, parent_session_id, route, platform, binding_key, title, status, approval_mode,
-           created_at, updated_at, last_active_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        s.session_id, s.project_id, s.agent_id, s.parent_session_id ?? null, s.route ?? null, s.platform ?? null, s.binding_key ?? null,
-        s.title ?? null, s.status ?? 'idle', s.approval_mode ?? 'read-only', at, at, at,
-      );
+      insert(s);
+      return get(s.session_id)!;
+    },
+
+    async openSession(s) {
+      q.tx(() => {
+        insert(s);
+        bind(s.binding_key, s.session_id);
+      });
       return get(s.session_id)!;
     },
 
@@ -91,16 +114,7 @@ export function sessionMethods(q: Sql): SessionStore {
     },
 
     async bind(key, sessionId) {
-      const at = q.now();
-      q.tx(() => {
-        q.run('UPDATE sessions SET binding_key = NULL, updated_at = ? WHERE binding_key = ? AND session_id <> ?', at, key, sessionId);
-        q.run('UPDATE sessions SET binding_key = ?, updated_at = ? WHERE session_id = ? AND binding_key IS NOT ?', key, at, sessionId, key);
-        q.run(
-          `INSERT INTO bindings (binding_key, session_id, updated_at) VALUES (?, ?, ?)
-           ON CONFLICT (binding_key) DO UPDATE SET session_id = excluded.session_id, updated_at = excluded.updated_at`,
-          key, sessionId, at,
-        );
-      });
+      bind(key, sessionId);
     },
 
     async resolveBinding(key) {

@@ -1,14 +1,30 @@
 /**
  * Shared plumbing of the SQLite store: one connection, prepared statements cached by their SQL text, an
  * immediate-mode transaction helper and the clock. Every repository module builds on this and nothing else.
+ * With `groupCommit` (the gateway's own connection), the writes made in one turn of the event loop share
+ * one transaction (BEGIN IMMEDIATE at the first, COMMIT when the turn ends), so a burst of new conversations
+ * pays one commit, not one per row; `committed()` resolves once what was written so far is committed (the
+ * store's callers wait for it). Another process's writer waits at most that turn for the lock; a second
+ * connection in the same process would wait on a turn that cannot end, so other openers write one by one.
  */
 import type Database from 'better-sqlite3';
 
+interface Batch {
+  done: Promise<void>;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
 export class Sql {
   private readonly cache = new Map<string, Database.Statement>();
+  private batch?: Batch;
+  /** Counts write calls, so a caller can tell whether its call wrote. */
+  writes = 0;
+
   constructor(
     readonly db: Database.Database,
     readonly now: () => number,
+    private readonly groupCommit = false,
   ) {}
 
   stmt(sql: string): Database.Statement {
@@ -29,12 +45,78 @@ export class Sql {
   }
 
   run(sql: string, ...params: unknown[]): Database.RunResult {
-    return this.stmt(sql).run(...params);
+    const s = this.stmt(sql);
+    return this.write(() => s.run(...params));
+  }
+
+  /** All of `fn` or none of it (a savepoint inside the turn's transaction). */
+  tx<T>(fn: () => T): T {
+    return this.write(() => this.db.transaction(fn).immediate());
+  }
+
+  /** Resolves when every write made so far is committed; rejects when their transaction was not. */
+  committed(): Promise<void> {
+    return this.batch?.done ?? Promise.resolve();
+  }
+
+  /** Commits the open transaction now (before closing the connection). */
+  commitNow(): void {
+    this.commit();
+  }
+
+  private write<T>(fn: () => T): T {
+    this.writes++;
+    this.begin();
+    try {
+      return fn();
+    } catch (e) {
+      // Some errors (disk full, I/O) end the whole transaction: the turn's earlier writes are gone too.
+      if (this.batch && !this.db.inTransaction) this.settle(e);
+      throw e;
+    }
   }
 
   /** BEGIN IMMEDIATE: takes the write lock up front, so two processes never deadlock upgrading a read. */
-  tx<T>(fn: () => T): T {
-    return this.db.transaction(fn).immediate();
+  private begin(): void {
+    if (!this.groupCommit || this.batch || this.db.inTransaction) return;
+    this.db.exec('BEGIN IMMEDIATE');
+    let resolve!: () => void;
+    let reject!: (err: unknown) => void;
+    const done = new Promise<void>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    // Nobody may be waiting yet; a failed commit is still reported to every caller that does wait.
+    done.catch(() => undefined);
+    this.batch = { done, resolve, reject };
+    setImmediate(() => this.commit());
+  }
+
+  private commit(): void {
+    if (!this.batch) return;
+    if (!this.db.open || !this.db.inTransaction) {
+      this.settle(this.db.open ? undefined : new Error('the database was closed before its writes were committed'));
+      return;
+    }
+    try {
+      this.db.exec('COMMIT');
+      this.settle();
+    } catch (e) {
+      try {
+        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      } catch {
+        // the connection is unusable; the callers hear the commit's error
+      }
+      this.settle(e);
+    }
+  }
+
+  private settle(err?: unknown): void {
+    const b = this.batch;
+    this.batch = undefined;
+    if (!b) return;
+    if (err === undefined) b.resolve();
+    else b.reject(err);
   }
 }
 
