@@ -107,34 +107,48 @@ export class SessionManager {
   /** A message addressed to the bot in a conversation. */
   async handleMessage(conv: Conversation, msg: InboundMessage): Promise<void> {
     if (this.closing) return;
+    // From here until its Task's first model request, the message holds title requests back.
+    const requested = this.runner.enterStarting();
+    let handedOver = false;
+    try {
+      handedOver = await this.deliver(conv, msg, requested);
+    } finally {
+      if (!handedOver) requested();
+    }
+  }
+
+  /** True when a Task was started for the message (it then calls `requested`). */
+  private async deliver(conv: Conversation, msg: InboundMessage, requested: () => void): Promise<boolean> {
     const entry = await this.entryFor(conv, msg.user);
     if (typeof entry === 'string') {
       await this.o.outbox.post(conv.adapter, conv.thread, { text: `⚠️ ${entry}` });
-      return;
+      return false;
     }
     entry.lastActive = this.o.clock.now();
     entry.lastUser = msg.user;
     if (entry.modelProblem) {
       await this.o.outbox.post(conv.adapter, conv.thread, { text: `⚙️ I can't answer yet: ${entry.modelProblem.problem}. The operator can set one up (\`penguin-gateway doctor\` says how).` });
-      return;
+      return false;
     }
     const prepared = await prepareInput(msg, entry.session.scratchpadDir, entry.session.model.vision ?? true);
     if (prepared.skipped.length > 0) {
       await this.o.outbox.post(conv.adapter, conv.thread, { text: `⚠️ Some attachments were left out:\n${prepared.skipped.map((s) => `- ${s}`).join('\n')}` });
     }
-    if (prepared.messages.length === 0) return;
+    if (prepared.messages.length === 0) return false;
     if (entry.running) {
+      requested();
       const textOf = prepared.messages.filter((m) => isPayload(m, 'text')).map((m) => (m.payload as { text: string }).text).join('\n');
       const images = prepared.messages.filter((m) => isPayload(m, 'image_url')).map((m) => (m.payload as { image_url: string }).image_url);
       const steered = entry.session.steer(textOf, images);
       if (steered !== false) {
         await this.acknowledge(conv, msg);
-        return;
+        return true;
       }
       entry.queue.push({ input: prepared.messages, user: msg.user });
-      return;
+      return true;
     }
-    this.startTask(entry, prepared.messages, msg.user, { typingSent: true });
+    this.startTask(entry, prepared.messages, msg.user, { typingSent: true, requested });
+    return true;
   }
 
   /** `/stop`: only the Task's starter or an approver may stop it. */
@@ -382,14 +396,15 @@ export class SessionManager {
   }
 
   /** `typingSent`: the inbound handler already showed "typing…" for this message. */
-  private startTask(entry: Entry, input: OmniMessage[], user: ChatUser, o: { typingSent?: boolean; scheduled?: ScheduledTaskRun } = {}): RunningTask {
+  /** `requested`: the message's `enterStarting()`, handed to the runner (which calls it at the first request). */
+  private startTask(entry: Entry, input: OmniMessage[], user: ChatUser, o: { typingSent?: boolean; scheduled?: ScheduledTaskRun; requested?: () => void } = {}): RunningTask {
     const taskId = newTaskId();
     const abort = new AbortController();
     const requester = o.scheduled ? `schedule:${o.scheduled.id}` : userRef(entry.adapter.platform, user);
     const running: RunningTask = { taskId, abort, requester, startedAt: this.o.clock.now(), done: Promise.resolve(), ...(o.scheduled ? { scheduled: o.scheduled } : {}) };
     entry.running = running;
     this.tasks.set(taskId, entry);
-    running.done = this.runner.run(entry, running, input, user, o.typingSent === true).then((outcome) => {
+    running.done = this.runner.run(entry, running, input, user, o.typingSent === true, o.requested).then((outcome) => {
       running.outcome = outcome;
     }).finally(() => {
       this.tasks.delete(taskId);
