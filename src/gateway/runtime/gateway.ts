@@ -38,7 +38,7 @@ import { meterAdapter } from './metered-adapter';
 import { Outbox } from './outbox';
 import { PricingBook } from './pricing-book';
 import { recoverInterruptedReplies } from './restart-recovery';
-import { SessionManager } from './session-manager';
+import { SessionManager, type SessionManagerOptions } from './session-manager';
 import { resolveToolIsolation } from './tool-isolation';
 
 /** An adapter plus the HTTP routes it serves on the gateway listener (Telegram webhook, web playground). */
@@ -61,6 +61,8 @@ export interface GatewayOptions {
   engineClock?: EngineClock;
   /** Scheduler timings (tests); defaults otherwise. */
   scheduler?: { rescanMs?: number; pollMs?: number; graceMs?: number };
+  /** The heap in use and its budget as the session manager sees them (tests); V8's otherwise. */
+  memory?: SessionManagerOptions['memory'];
 }
 
 export interface GatewayHandle {
@@ -121,7 +123,7 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
   });
   const broker = new ApprovalBroker({ store, outbox, clock, logger, metrics, timeoutMs: config.approvals.timeout_ms });
   const prices = new PricingBook(config.home, env);
-  const manager = new SessionManager({ config, store, pool, broker, outbox, governor, clock, logger, metrics, redactor, pricingOf: prices.rates });
+  const manager = new SessionManager({ config, store, pool, broker, outbox, governor, clock, logger, metrics, redactor, pricingOf: prices.rates, ...(o.memory ? { memory: o.memory } : {}) });
   const bindings: PlatformBinding[] = [];
   const board = new AdapterBoard(logger);
   metrics.watchAdapters(() => board.list());

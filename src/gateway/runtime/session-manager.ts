@@ -3,10 +3,13 @@
  * session is created on its first message with the route's agent, or resumed from its trace when the
  * process has none in memory. One Task at a time per session: a message that arrives while a Task runs is
  * steered in (👀), or queued to run right after when steering is closed. Stop denies pending approvals,
- * then aborts. Idle entries are evicted (their traces keep them resumable). A scheduled run waits until its
- * conversation is idle, then runs in a fresh or a given session that the conversation continues in.
+ * then aborts. Idle entries are evicted (their traces keep them resumable) after `idle_evict_ms`, and
+ * sooner under memory pressure: least recently active first while more than `max_in_memory` are held or
+ * the heap in use is past its budget. A scheduled run waits until its conversation is idle, then runs in
+ * a fresh or a given session that the conversation continues in.
  */
 import { randomBytes } from 'node:crypto';
+import { getHeapStatistics } from 'node:v8';
 import type { ChannelAdapter } from '../../adapters/contract/adapter';
 import { encodeActionPayload } from '../../adapters/contract/action-payload';
 import type { Clock, TimerHandle } from '../../adapters/contract/clock';
@@ -58,6 +61,17 @@ export interface SessionManagerOptions {
   pricingOf?: (provider: string, modelId: string) => Pricing | undefined;
   /** Masks secrets in every live reply. */
   redactor?: SecretRedactor;
+  /** Heap in use and its budget, bytes (default: V8's, the budget from `sessions.heap_budget_mb` or 70 % of the limit). */
+  memory?: () => { heapUsed: number; budget: number };
+}
+
+/** Under heap pressure, this share of the idle sessions goes at each check (the heap shrinks only after a GC). */
+const PRESSURE_SHARE = 0.25;
+
+function v8Memory(budgetMb: number | undefined): () => { heapUsed: number; budget: number } {
+  const limit = getHeapStatistics().heap_size_limit;
+  const budget = budgetMb !== undefined ? budgetMb * 1024 * 1024 : 0.7 * limit;
+  return () => ({ heapUsed: getHeapStatistics().used_heap_size, budget });
 }
 
 const newTaskId = () => `t${randomBytes(6).toString('hex')}`;
@@ -86,21 +100,35 @@ export class SessionManager {
   /** Sessions being disposed, by conversation key, so a new message waits for the flush before resuming. */
   private readonly disposing = new Map<string, Promise<void>>();
   private readonly tasks = new Map<string, Entry>();
+  /** Entries a message is being prepared for (attachments, steering): never evicted meanwhile. */
+  private readonly handling = new Map<Entry, number>();
   /** Continue buttons offered by this process: id → binding key. */
   private readonly continuations = new Map<string, Conversation & { key: string }>();
   private readonly opener: SessionOpener;
   private readonly runner: TaskRunner;
+  private readonly memory: () => { heapUsed: number; budget: number };
   private evictTimer?: TimerHandle;
   private closing = false;
 
   constructor(private readonly o: SessionManagerOptions) {
     this.opener = new SessionOpener({ store: o.store, pool: o.pool, clock: o.clock, logger: o.logger });
     this.runner = new TaskRunner({ ...o, closing: () => this.closing, usageFooter: o.config.reply.usage_footer });
+    this.memory = o.memory ?? v8Memory(o.config.sessions.heap_budget_mb);
   }
 
   /** Running Tasks (for /readyz, metrics and shutdown). */
   get runningCount(): number {
     return this.tasks.size;
+  }
+
+  /** Sessions held in memory. */
+  get inMemory(): number {
+    return this.entries.size;
+  }
+
+  /** Whether the conversation with this binding key has its session in memory. */
+  holds(key: string): boolean {
+    return this.entries.has(key);
   }
 
   // ------------------------------------------------------------------ inbound
@@ -124,6 +152,17 @@ export class SessionManager {
       await this.o.outbox.post(conv.adapter, conv.thread, { text: `⚠️ ${entry}` });
       return false;
     }
+    this.handling.set(entry, (this.handling.get(entry) ?? 0) + 1);
+    try {
+      return await this.deliverTo(entry, conv, msg, requested);
+    } finally {
+      const left = (this.handling.get(entry) ?? 1) - 1;
+      if (left > 0) this.handling.set(entry, left);
+      else this.handling.delete(entry);
+    }
+  }
+
+  private async deliverTo(entry: Entry, conv: Conversation, msg: InboundMessage, requested: () => void): Promise<boolean> {
     entry.lastActive = this.o.clock.now();
     entry.lastUser = msg.user;
     if (entry.modelProblem) {
@@ -270,11 +309,32 @@ export class SessionManager {
     this.evictTimer = this.o.clock.setTimeout(tick, every);
   }
 
+  /** Idle sessions past `idle_evict_ms`, then, while the heap is past its budget, a share of the rest. */
   async evictIdle(): Promise<number> {
     const cutoff = this.o.clock.now() - this.o.config.sessions.idle_evict_ms;
-    const idle = [...this.entries.values()].filter((e) => !e.running && e.queue.length === 0 && e.lastActive < cutoff);
+    const idle = [...this.entries.values()].filter((e) => this.isIdle(e) && e.lastActive < cutoff);
     await Promise.all(idle.map((e) => this.evict(e)));
-    return idle.length;
+    return idle.length + (await this.relievePressure());
+  }
+
+  /**
+   * Memory pressure: the least recently active idle sessions go while more than `max_in_memory` are held,
+   * and a share of them when the heap is past its budget. Returns how many went.
+   */
+  async relievePressure(): Promise<number> {
+    const over = this.entries.size - this.o.config.sessions.max_in_memory;
+    const m = this.memory();
+    if (over <= 0 && m.heapUsed <= m.budget) return 0;
+    const idle = [...this.entries.values()].filter((e) => this.isIdle(e)).sort((a, b) => a.lastActive - b.lastActive);
+    const count = Math.max(over, m.heapUsed > m.budget ? Math.ceil(idle.length * PRESSURE_SHARE) : 0);
+    const gone = idle.slice(0, count);
+    if (gone.length > 0) this.o.logger.info({ evicted: gone.length, inMemory: this.entries.size, heapUsed: m.heapUsed, budget: m.budget }, 'memory pressure: idle sessions evicted');
+    await Promise.all(gone.map((e) => this.evict(e)));
+    return gone.length;
+  }
+
+  private isIdle(e: Entry): boolean {
+    return !e.running && e.queue.length === 0 && !this.handling.has(e) && !this.opener.inFlight(e.key);
   }
 
   /** Abort every Task with `reason`, wait for the replies to settle (bounded by the caller), release sessions. */
@@ -337,6 +397,7 @@ export class SessionManager {
       if (!entry.running && !this.closing && this.entries.get(key) === entry) this.startTask(entry, [], entry.lastUser);
     });
     this.entries.set(key, entry);
+    if (this.entries.size > this.o.config.sessions.max_in_memory) void this.relievePressure();
   }
 
   /** The conversation lets go of an idle entry at once; its session is released in the background. */

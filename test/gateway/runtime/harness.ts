@@ -44,6 +44,8 @@ export interface HarnessOptions {
   scheduler?: GatewayOptions['scheduler'];
   /** Runs on the data root before the gateway starts (e.g. writes schedule files). */
   prepare?: (dataRoot: string) => Promise<void>;
+  /** The heap figures the session manager's memory-pressure eviction reads. */
+  memory?: GatewayOptions['memory'];
 }
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
@@ -78,6 +80,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     ...(opts.engineClock ? { engineClock: opts.engineClock } : {}),
     ...(opts.pairingPollMs ? { pairingPollMs: opts.pairingPollMs } : {}),
     ...(opts.scheduler ? { scheduler: opts.scheduler } : {}),
+    ...(opts.memory ? { memory: opts.memory } : {}),
     platforms: ({ store }) => [{ adapter: web, routes: webRoutes(web, { auth: requireAdminToken(store, config.admin_token) }) }, ...(opts.extra?.({ config }) ?? [])],
   });
   const api: Harness['api'] = async (path, init = {}) => {
