@@ -5,8 +5,12 @@
  * reply time, the model's own stream time and the added latency (model finished → complete text visible).
  * The same scenario with 20 chats and a 300-token reply is the "20 simultaneous DMs" comparison, run on
  * first contact (each message opens a session) and, with `warm`, on chats whose sessions already exist.
+ * The cost of opening them: the gateway's CPU seconds from the moment the messages go out until the last
+ * chat's model request arrives (streams that started early run meanwhile and are counted too).
  */
 import { chatKeyOf, type OutKind } from './harness/platform';
+import type { StreamRecord } from './harness/model-server';
+import type { ProcSample } from './harness/proc';
 import { openRig, type PlatformName, type Rig } from './harness/rig';
 import { now, sleep, waitAll } from './harness/replies';
 import { summarize, type Summary } from './harness/stats';
@@ -42,6 +46,10 @@ export interface ScaleResult {
   /** RSS right before the messages arrived. */
   startRssBytes: number;
   cpuSeconds: number;
+  /** Gateway CPU seconds from the messages going out to the last chat's model request. */
+  openCpuSeconds: number;
+  /** Messages out → the last chat's model request, ms. */
+  lastRequestMs: number;
   wallSeconds: number;
   firstOutbound: Summary;
   /** Inbound delivered → the model request arrives (session lookup or creation, context assembly). */
@@ -63,11 +71,22 @@ export async function runScale(o: ScaleOptions): Promise<ScaleResult> {
       rig.plans.set(id, { tokens: o.tokens, tokensPerSecond: o.tokensPerSecond });
       return rig.observer.watch(chatKeyOf(i + 1), { tokens: o.tokens });
     });
+    const wanted = new Set(ids);
+    let requested = 0;
+    let lastRequest: Promise<{ at: number; sample: ProcSample }> | undefined;
+    const onRequest = (rec: StreamRecord) => {
+      if (!wanted.has(rec.id) || ++requested !== ids.length) return;
+      const at = now();
+      lastRequest = rig.gw.sample().then((sample) => ({ at, sample }));
+    };
+    rig.model.on('request', onRequest);
     const before = await rig.gw.sample();
     const t0 = now();
     await Promise.all(ids.map((id, i) => rig.driver.send(i + 1, `bench:${id} write me something`)));
     const completed = await waitAll(watches, o.deadlineMs ?? 180_000);
     const wall = (now() - t0) / 1000;
+    rig.model.off('request', onRequest);
+    const opened = await lastRequest;
     const after = await rig.gw.sample();
     const peak = await rig.gw.peak.peak();
     const totals = rig.driver.totals();
@@ -99,6 +118,8 @@ export async function runScale(o: ScaleOptions): Promise<ScaleResult> {
       peakRssBytes: Math.max(peak, after.peakRssBytes),
       startRssBytes: before.rssBytes,
       cpuSeconds: after.cpuSeconds - before.cpuSeconds,
+      openCpuSeconds: opened ? opened.sample.cpuSeconds - before.cpuSeconds : NaN,
+      lastRequestMs: opened ? opened.at - t0 : NaN,
       wallSeconds: wall,
       firstOutbound: summarize(first),
       toModelRequest: summarize(toModel),

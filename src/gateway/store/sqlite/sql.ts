@@ -1,13 +1,18 @@
 /**
  * Shared plumbing of the SQLite store: one connection, prepared statements cached by their SQL text, an
  * immediate-mode transaction helper and the clock. Every repository module builds on this and nothing else.
- * With `groupCommit` (the gateway's own connection), the writes made in one turn of the event loop share
- * one transaction (BEGIN IMMEDIATE at the first, COMMIT when the turn ends), so a burst of new conversations
- * pays one commit, not one per row; `committed()` resolves once what was written so far is committed (the
+ * With `groupCommit` (the gateway's own connection), writes share one transaction (BEGIN IMMEDIATE at the
+ * first, COMMIT when the event-loop turn ends, or, while commits follow each other closely, once
+ * COMMIT_SPACING_MS has passed since the last), so a burst of new conversations pays a commit every few
+ * milliseconds instead of one per row; `committed()` resolves once what was written so far is committed (the
  * store's callers wait for it). Another process's writer waits at most that turn for the lock; a second
  * connection in the same process would wait on a turn that cannot end, so other openers write one by one.
  */
 import type Database from 'better-sqlite3';
+import { performance } from 'node:perf_hooks';
+
+/** Under load, commits are at least this far apart (a quiet store commits at the end of the turn). */
+export const COMMIT_SPACING_MS = 4;
 
 interface Batch {
   done: Promise<void>;
@@ -18,6 +23,7 @@ interface Batch {
 export class Sql {
   private readonly cache = new Map<string, Database.Statement>();
   private batch?: Batch;
+  private lastCommitAt = -Infinity;
   /** Counts write calls, so a caller can tell whether its call wrote. */
   writes = 0;
 
@@ -89,7 +95,9 @@ export class Sql {
     // Nobody may be waiting yet; a failed commit is still reported to every caller that does wait.
     done.catch(() => undefined);
     this.batch = { done, resolve, reject };
-    setImmediate(() => this.commit());
+    const wait = this.lastCommitAt + COMMIT_SPACING_MS - performance.now();
+    if (wait > 0) setTimeout(() => this.commit(), wait);
+    else setImmediate(() => this.commit());
   }
 
   private commit(): void {
@@ -100,6 +108,7 @@ export class Sql {
     }
     try {
       this.db.exec('COMMIT');
+      this.lastCommitAt = performance.now();
       this.settle();
     } catch (e) {
       try {
