@@ -40,7 +40,7 @@ export const PLAN = {
     overhead: { messages: 200, chats: 20 },
     streaming: { tokensPerSecond: 50, seconds: 20 },
     scale: { tiers: [100, 1000], tokens: 100, tokensPerSecond: 20 },
-    dms: { chats: 20, tokens: 300, tokensPerSecond: 300 / 3.07, runs: 3, warmSettleMs: 2500 },
+    dms: { chats: 20, tokens: 300, tokensPerSecond: 300 / 3.07, runs: 3, warmSettleMs: 2500, primeChats: 20 },
     slackThreads: { chats: 20, tokens: 300, tokensPerSecond: 300 / 3.07 },
     // one reply every 1.4 s: Slack's ~50 chat.update/min per workspace (each reply's Stop button is removed by one)
     slackOverhead: { messages: 40, chats: 20, gapMs: 1400 },
@@ -56,7 +56,7 @@ export const PLAN = {
     overhead: { messages: 10, chats: 5 },
     streaming: { tokensPerSecond: 50, seconds: 2 },
     scale: { tiers: [5, 15], tokens: 10, tokensPerSecond: 20 },
-    dms: { chats: 5, tokens: 50, tokensPerSecond: 100, runs: 1, warmSettleMs: 500 },
+    dms: { chats: 5, tokens: 50, tokensPerSecond: 100, runs: 1, warmSettleMs: 500, primeChats: 5 },
     slackThreads: { chats: 5, tokens: 50, tokensPerSecond: 100 },
     slackOverhead: { messages: 10, chats: 5, gapMs: 40 },
     sessionsOpen: { sessions: 50, warm: 5, concurrency: 8, settleMs: 200 },
@@ -94,6 +94,7 @@ async function runOnce(opts: BenchOptions): Promise<BenchResults> {
     scale: [],
     scaleTiers: plan.scale.tiers,
     dms: [],
+    dmsPrimed: [],
     dmsWarm: [],
     dmChats: plan.dms.chats,
     issues,
@@ -153,6 +154,9 @@ async function runOnce(opts: BenchOptions): Promise<BenchResults> {
     }
     await section('dms', async () => {
       for (let i = 0; i < plan.dms.runs; i++) results.dms.push(await runScale({ platform, ...plan.dms }));
+    });
+    await section('dms-primed', async () => {
+      for (let i = 0; i < plan.dms.runs; i++) results.dmsPrimed.push(await runScale({ platform, ...plan.dms, primed: plan.dms.primeChats }));
     });
     await section('dms-warm', async () => {
       for (let i = 0; i < plan.dms.runs; i++) results.dmsWarm.push(await runScale({ platform, ...plan.dms, warm: true }));

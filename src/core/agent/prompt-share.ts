@@ -18,24 +18,30 @@ const MIN_SHARED = 256;
 /** A copy that does not point into `s`'s parent string (a slice of a flat string does). */
 const detached = (s: string): string => (s.length < 16 ? s : (JSON.parse(JSON.stringify(s)) as string));
 
-function commonPrefix(a: string, b: string): number {
+/** The length `a` and `b` have in common from the start, given that the first `from` characters are. */
+function commonPrefix(a: string, b: string, from = 0): number {
   const n = Math.min(a.length, b.length);
-  let i = 0;
+  let i = from;
   while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
   return i;
 }
 
 export class PromptShare {
   private reference = '';
+  /** The shared head found last: most prompts of an agent start with it (a native comparison). */
+  private lastHead = '';
 
   hold(text: string): HeldPrompt {
-    const shared = commonPrefix(this.reference, text);
+    const known = this.lastHead !== '' && text.startsWith(this.lastHead) ? this.lastHead.length : 0;
+    const shared = commonPrefix(this.reference, text, known);
     if (shared < MIN_SHARED || shared < text.length / 2) {
       // A prompt unlike the reference (an edited AGENTS.md, another template) becomes the reference.
       this.reference = text;
+      this.lastHead = '';
       return whole(text);
     }
     const head = this.reference.slice(0, shared);
+    if (shared < this.lastHead.length || this.lastHead === '') this.lastHead = head;
     const rest = detached(text.slice(shared));
     return { length: text.length, text: () => head + rest };
   }
