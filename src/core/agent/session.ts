@@ -87,7 +87,13 @@ export class Session {
       const core = this.assemble();
       this.assemble = undefined;
       core.engine.onIdleNotice((notices) => {
-        for (const l of [...this.idleListeners]) l(notices);
+        for (const l of [...this.idleListeners]) {
+          try {
+            l(notices);
+          } catch {
+            // one host listener's failure must not keep the notice from the others
+          }
+        }
       });
       this.built = core;
     }

@@ -4,27 +4,14 @@
  * here) is past its budget, each check lets a share of the idle ones go, oldest first, and never a
  * session whose Task runs. An evicted conversation resumes from its trace on its next message.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { hang, turn } from '../../fakes/openai-server';
 import { startHarness, type Harness } from './harness';
 
 let h: Harness | undefined;
-let dir: string | undefined;
 afterEach(async () => {
   await h?.close();
   h = undefined;
-  if (dir) await rm(dir, { recursive: true, force: true });
-  dir = undefined;
 });
-
-async function configFile(yaml: string): Promise<string> {
-  dir = await mkdtemp(join(tmpdir(), 'pg-pressure-'));
-  const f = join(dir, 'gateway.yaml');
-  await writeFile(f, yaml);
-  return f;
-}
 
 /** The binding key of a web playground conversation. */
 async function keyOf(g: Harness, conversation: string): Promise<string> {
@@ -41,7 +28,7 @@ async function exchange(g: Harness, conversation: string, text: string, answer: 
 
 describe('memory-pressure eviction', () => {
   it('holds at most max_in_memory sessions, dropping the least recently active, which resume from their traces', async () => {
-    h = await startHarness({ configFile: await configFile('sessions:\n  max_in_memory: 2\n') });
+    h = await startHarness({ configYaml: 'sessions:\n  max_in_memory: 2\n' });
     await exchange(h, 'a', 'the code word is heron', 'Noted: heron.');
     await exchange(h, 'b', 'hello b', 'Hi b.');
     expect(h.gateway.manager.inMemory).toBe(2);
