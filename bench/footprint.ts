@@ -1,58 +1,87 @@
 /**
- * Footprint (gateway.md §11): cold start (spawn → /readyz green) and idle RSS over `runs` fresh processes,
- * and the RSS one more idle session costs: `warm` conversations first (agent loaded, code paths JITted),
- * then `sessions` more web-playground conversations, all still held in memory (idle eviction defaults to
- * 30 min and is not reached). `open`: each conversation's only message is `/mode read-only`, which opens
- * and binds its session without running a Task (the cheapest session there is); `exchange`: one message
- * and one reply from an instantly answering model. Reported: (RSS after − RSS before) / sessions, and the
- * same for the V8 heap in use (from /metrics, garbage not yet collected included).
+ * Footprint (gateway.md §11, issue "Footprint and scale"): cold start (spawn → /readyz green, and spawn →
+ * the first getUpdates at the fake Telegram) and idle RSS over `runs` fresh processes for each set of
+ * configured platforms (the web playground alone, the main platform, Telegram + Slack + Discord against their
+ * fakes), the sets interleaved run by run; and the RSS one more idle session costs: `warm` conversations
+ * first (agent loaded, code paths JITted), then `sessions` more web-playground conversations, all still held
+ * in memory (idle eviction defaults to 30 min and is not reached; the memory budget is raised past them).
+ * `open`: each conversation's only message is `/mode read-only`, which opens and binds its session without
+ * running a Task (the cheapest session there is); `exchange`: one message and one reply from an instantly
+ * answering model. Reported: (RSS after − RSS before) / sessions, and the same for the V8 heap in use (from
+ * /metrics, garbage not yet collected included).
  */
-import { openRig, type PlatformName } from './harness/rig';
+import { openIdleRig, openRig, type FakePlatform } from './harness/rig';
 import { now, sleep } from './harness/replies';
 import { median } from './harness/stats';
 import type { WebDriver } from './harness/web-driver';
 
 export interface ColdStartOptions {
-  platform: PlatformName;
+  /** The sets of fakes to configure, each started `runs` times ([] = only the web playground). */
+  configs: FakePlatform[][];
   runs: number;
   /** Idle time before the idle RSS is read, ms. */
   idleMs: number;
 }
 
-export interface ColdStartResult {
-  platform: PlatformName;
-  /** /readyz listed the Telegram adapter as connected (the build wires it). */
-  telegramConnected: boolean;
+export interface StartConfigResult {
+  platforms: FakePlatform[];
   /** The chat adapters /readyz listed as connected in the first run (e.g. ['telegram', 'web']). */
   adapters: string[];
   runs: number;
   readyMs: number[];
   listeningMs: number[];
+  /** Spawn → the first getUpdates at the fake Telegram (empty without Telegram). */
+  firstPollMs: number[];
   idleRssBytes: number[];
   medianReadyMs: number;
   /** The fastest start: what the machine does when nothing else competes for it. */
   minReadyMs: number;
+  medianFirstPollMs: number;
   medianIdleRssBytes: number;
 }
 
+export interface ColdStartResult {
+  /** /readyz listed the Telegram adapter as connected where Telegram was configured (the build wires it). */
+  telegramConnected: boolean;
+  configs: StartConfigResult[];
+}
+
+/** How long to wait for the first getUpdates after /readyz, should readiness come first. */
+const FIRST_POLL_WAIT_MS = 5_000;
+
 export async function runColdStart(o: ColdStartOptions): Promise<ColdStartResult> {
-  const ready: number[] = [];
-  const listening: number[] = [];
-  const idle: number[] = [];
-  let adapters: string[] = [];
+  const out: StartConfigResult[] = o.configs.map((platforms) => ({
+    platforms, adapters: [], runs: 0, readyMs: [], listeningMs: [], firstPollMs: [], idleRssBytes: [],
+    medianReadyMs: NaN, minReadyMs: NaN, medianFirstPollMs: NaN, medianIdleRssBytes: NaN,
+  }));
   for (let i = 0; i < o.runs; i++) {
-    const rig = await openRig(o.platform);
-    try {
-      if (i === 0) adapters = await connectedAdapters(rig.gw.url);
-      ready.push(rig.gw.readyMs);
-      listening.push(rig.gw.listeningMs);
-      await sleep(o.idleMs);
-      idle.push((await rig.gw.sample()).rssBytes);
-    } finally {
-      await rig.close();
+    for (const c of out) {
+      const rig = await openIdleRig(c.platforms);
+      try {
+        if (i === 0) c.adapters = await connectedAdapters(rig.gw.url);
+        c.runs++;
+        c.readyMs.push(rig.gw.readyMs);
+        c.listeningMs.push(rig.gw.listeningMs);
+        const tg = rig.telegram;
+        if (tg) {
+          for (let k = 0; k < FIRST_POLL_WAIT_MS / 5 && tg.firstPollAt === undefined; k++) await sleep(5);
+          if (tg.firstPollAt !== undefined) c.firstPollMs.push(tg.firstPollAt - rig.gw.spawnedAt);
+        }
+        await sleep(o.idleMs);
+        c.idleRssBytes.push((await rig.gw.sample()).rssBytes);
+      } finally {
+        await rig.close();
+      }
     }
   }
-  return { platform: o.platform, telegramConnected: adapters.includes('telegram'), adapters, runs: o.runs, readyMs: ready, listeningMs: listening, idleRssBytes: idle, medianReadyMs: median(ready), minReadyMs: Math.min(...ready), medianIdleRssBytes: median(idle) };
+  for (const c of out) {
+    c.medianReadyMs = median(c.readyMs);
+    c.minReadyMs = Math.min(...c.readyMs);
+    c.medianFirstPollMs = median(c.firstPollMs);
+    c.medianIdleRssBytes = median(c.idleRssBytes);
+  }
+  const withTelegram = out.filter((c) => c.platforms.includes('telegram'));
+  return { telegramConnected: withTelegram.length > 0 && withTelegram.every((c) => c.adapters.includes('telegram')), configs: out };
 }
 
 async function connectedAdapters(url: string): Promise<string[]> {
@@ -97,8 +126,11 @@ async function readMetrics(web: WebDriver): Promise<{ finished: number; heap: nu
   return { finished, heap };
 }
 
+/** Every session stays in memory: the count budget is raised past what the scenario opens. */
+const HOLD_ALL = (sessions: number) => `sessions:\n  max_in_memory: ${Math.max(10_000, 2 * sessions)}\n`;
+
 export async function runSessions(o: SessionsOptions): Promise<SessionsResult> {
-  const rig = await openRig('web');
+  const rig = await openRig('web', { config: HOLD_ALL(o.warm + o.sessions) });
   const web = rig.driver as WebDriver;
   const deadline = now() + (o.deadlineMs ?? 240_000);
   let created = 0;

@@ -5,16 +5,18 @@
  * platform rows run on that fake); unless the platform is Slack, a Slack row set (overhead, a streamed
  * thread reply, threads at once) follows the main platform's, and with Telegram as the platform the
  * overhead and streaming scenarios also run against the fake Discord (the "(Discord)" rows); `--json`
- * appends the raw results.
+ * appends the raw results; `--repeat=N` runs everything N times and reports the median of each figure.
+ * Cold starts are measured for the web playground alone, the main platform and Telegram + Slack + Discord.
  * `runBench()` is the same in-process (the smoke test uses it). Every scenario is bounded by counts and
  * deadlines, uses 127.0.0.1 only, and child processes and temp dirs are cleaned up even when one fails.
  */
 import { runEngineBench } from './engine-overhead';
 import { runColdStart, runSessions } from './footprint';
+import { medianOfRuns } from './merge';
 import { cleanupAll, installExitHooks } from './harness/cleanup';
 import { machineInfo } from './harness/machine';
 import { now } from './harness/replies';
-import type { PlatformName } from './harness/rig';
+import type { FakePlatform, PlatformName } from './harness/rig';
 import { runOverhead } from './overhead';
 import { renderReport, type BenchResults, type SectionIssue } from './report';
 import { runScale } from './scale';
@@ -27,16 +29,18 @@ export interface BenchOptions {
   platform?: PlatformName;
   /** Progress lines (default: none). */
   log?: (line: string) => void;
+  /** Full runs whose medians are reported (default 1). */
+  repeat?: number;
 }
 
 /** Sizes of each scenario: the full run (the published numbers) and the quick smoke run. */
 export const PLAN = {
   full: {
-    coldStart: { runs: 7, idleMs: 1000 },
+    coldStart: { runs: 5, idleMs: 1000 },
     overhead: { messages: 200, chats: 20 },
     streaming: { tokensPerSecond: 50, seconds: 20 },
     scale: { tiers: [100, 1000], tokens: 100, tokensPerSecond: 20 },
-    dms: { chats: 20, tokens: 300, tokensPerSecond: 300 / 3.07, runs: 3, warmSettleMs: 2500 },
+    dms: { chats: 20, tokens: 300, tokensPerSecond: 300 / 3.07, runs: 3, warmSettleMs: 2500, primeChats: 20 },
     slackThreads: { chats: 20, tokens: 300, tokensPerSecond: 300 / 3.07 },
     // one reply every 1.4 s: Slack's ~50 chat.update/min per workspace (each reply's Stop button is removed by one)
     slackOverhead: { messages: 40, chats: 20, gapMs: 1400 },
@@ -52,7 +56,7 @@ export const PLAN = {
     overhead: { messages: 10, chats: 5 },
     streaming: { tokensPerSecond: 50, seconds: 2 },
     scale: { tiers: [5, 15], tokens: 10, tokensPerSecond: 20 },
-    dms: { chats: 5, tokens: 50, tokensPerSecond: 100, runs: 1, warmSettleMs: 500 },
+    dms: { chats: 5, tokens: 50, tokensPerSecond: 100, runs: 1, warmSettleMs: 500, primeChats: 5 },
     slackThreads: { chats: 5, tokens: 50, tokensPerSecond: 100 },
     slackOverhead: { messages: 10, chats: 5, gapMs: 40 },
     sessionsOpen: { sessions: 50, warm: 5, concurrency: 8, settleMs: 200 },
@@ -64,6 +68,19 @@ export const PLAN = {
 };
 
 export async function runBench(opts: BenchOptions = {}): Promise<{ results: BenchResults; markdown: string }> {
+  const runs: BenchResults[] = [];
+  const repeat = Math.max(1, opts.repeat ?? 1);
+  for (let i = 0; i < repeat; i++) {
+    if (repeat > 1) opts.log?.(`bench: run ${i + 1} of ${repeat}`);
+    runs.push(await runOnce(opts));
+  }
+  const results = medianOfRuns(runs);
+  return { results, markdown: renderReport(results) };
+}
+
+const ALL_FAKES: FakePlatform[] = ['telegram', 'slack', 'discord'];
+
+async function runOnce(opts: BenchOptions): Promise<BenchResults> {
   const log = opts.log ?? (() => undefined);
   const plan = opts.quick ? PLAN.quick : PLAN.full;
   const t0 = now();
@@ -77,6 +94,7 @@ export async function runBench(opts: BenchOptions = {}): Promise<{ results: Benc
     scale: [],
     scaleTiers: plan.scale.tiers,
     dms: [],
+    dmsPrimed: [],
     dmsWarm: [],
     dmChats: plan.dms.chats,
     issues,
@@ -95,9 +113,12 @@ export async function runBench(opts: BenchOptions = {}): Promise<{ results: Benc
     }
   };
   try {
-    // Cold starts run with the fake Telegram configured; the first one also tells whether this build wires it.
+    // Cold starts with the web playground alone, the main platform and all three fakes; they also tell
+    // whether this build wires Telegram.
     await section('cold-start', async () => {
-      results.coldStart = await runColdStart({ platform: opts.platform ?? 'telegram', ...plan.coldStart });
+      const main = opts.platform ?? 'telegram';
+      const configs: FakePlatform[][] = [[], ...(main === 'web' ? [] : [[main]]), ALL_FAKES];
+      results.coldStart = await runColdStart({ configs, ...plan.coldStart });
       results.telegramWired = results.coldStart.telegramConnected;
     });
     results.platform = opts.platform ?? (results.telegramWired ? 'telegram' : 'web');
@@ -134,6 +155,9 @@ export async function runBench(opts: BenchOptions = {}): Promise<{ results: Benc
     await section('dms', async () => {
       for (let i = 0; i < plan.dms.runs; i++) results.dms.push(await runScale({ platform, ...plan.dms }));
     });
+    await section('dms-primed', async () => {
+      for (let i = 0; i < plan.dms.runs; i++) results.dmsPrimed.push(await runScale({ platform, ...plan.dms, primed: plan.dms.primeChats }));
+    });
     await section('dms-warm', async () => {
       for (let i = 0; i < plan.dms.runs; i++) results.dmsWarm.push(await runScale({ platform, ...plan.dms, warm: true }));
     });
@@ -166,16 +190,18 @@ export async function runBench(opts: BenchOptions = {}): Promise<{ results: Benc
     await cleanupAll();
   }
   results.seconds = (now() - t0) / 1000;
-  return { results, markdown: renderReport(results) };
+  return results;
 }
 
 function parseArgs(argv: string[]): BenchOptions & { json: boolean } {
   const out: BenchOptions & { json: boolean } = { json: false };
   for (const a of argv) {
+    const repeat = /^--repeat=(\d+)$/.exec(a);
     if (a === '--quick') out.quick = true;
     else if (a === '--json') out.json = true;
+    else if (repeat && Number(repeat[1]) >= 1) out.repeat = Number(repeat[1]);
     else if (['--platform=web', '--platform=telegram', '--platform=slack', '--platform=discord'].includes(a)) out.platform = a.slice('--platform='.length) as PlatformName;
-    else throw new Error(`unknown argument ${JSON.stringify(a)} (expected --quick, --json, --platform=web|telegram|slack|discord)`);
+    else throw new Error(`unknown argument ${JSON.stringify(a)} (expected --quick, --json, --repeat=N, --platform=web|telegram|slack|discord)`);
   }
   return out;
 }

@@ -4,9 +4,14 @@
  * platform calls, the gateway's peak RSS and CPU seconds (read from /proc, from outside), and per chat the
  * reply time, the model's own stream time and the added latency (model finished → complete text visible).
  * The same scenario with 20 chats and a 300-token reply is the "20 simultaneous DMs" comparison, run on
- * first contact (each message opens a session) and, with `warm`, on chats whose sessions already exist.
+ * first contact (each message opens a session) in a fresh process, with `primed` in a process that already
+ * answered other chats (new sessions, warm code), and with `warm` on chats whose sessions already exist.
+ * The cost of opening them: the gateway's CPU seconds from the moment the messages go out until the last
+ * chat's model request arrives (streams that started early run meanwhile and are counted too).
  */
 import { chatKeyOf, type OutKind } from './harness/platform';
+import type { StreamRecord } from './harness/model-server';
+import type { ProcSample } from './harness/proc';
 import { openRig, type PlatformName, type Rig } from './harness/rig';
 import { now, sleep, waitAll } from './harness/replies';
 import { summarize, type Summary } from './harness/stats';
@@ -23,6 +28,11 @@ export interface ScaleOptions {
    * measured messages follow once everything settled: the steady state instead of first contact.
    */
   warm?: boolean;
+  /**
+   * Before the measured messages, this many other chats exchange one instantly answered message: the
+   * measured chats are still new (each opens a session), in a gateway that has been running.
+   */
+  primed?: number;
   /** Quiet time after the warm-up replies, so their title calls are over (default 2.5 s). */
   warmSettleMs?: number;
 }
@@ -30,6 +40,7 @@ export interface ScaleOptions {
 export interface ScaleResult {
   platform: PlatformName;
   warm: boolean;
+  primed: number;
   chats: number;
   tokens: number;
   tokensPerSecond: number;
@@ -42,6 +53,10 @@ export interface ScaleResult {
   /** RSS right before the messages arrived. */
   startRssBytes: number;
   cpuSeconds: number;
+  /** Gateway CPU seconds from the messages going out to the last chat's model request. */
+  openCpuSeconds: number;
+  /** Messages out → the last chat's model request, ms. */
+  lastRequestMs: number;
   wallSeconds: number;
   firstOutbound: Summary;
   /** Inbound delivered → the model request arrives (session lookup or creation, context assembly). */
@@ -57,17 +72,29 @@ export interface ScaleResult {
 export async function runScale(o: ScaleOptions): Promise<ScaleResult> {
   const rig = await openRig(o.platform);
   try {
-    if (o.warm) await warmUp(rig, o.chats, o.deadlineMs ?? 180_000, o.warmSettleMs ?? 2_500);
+    if (o.primed) await warmUp(rig, Array.from({ length: o.primed }, (_, i) => o.chats + 1 + i), o.deadlineMs ?? 180_000, o.warmSettleMs ?? 2_500);
+    if (o.warm) await warmUp(rig, Array.from({ length: o.chats }, (_, i) => i + 1), o.deadlineMs ?? 180_000, o.warmSettleMs ?? 2_500);
     const ids = Array.from({ length: o.chats }, (_, i) => `sc${i}`);
     const watches = ids.map((id, i) => {
       rig.plans.set(id, { tokens: o.tokens, tokensPerSecond: o.tokensPerSecond });
       return rig.observer.watch(chatKeyOf(i + 1), { tokens: o.tokens });
     });
+    const wanted = new Set(ids);
+    let requested = 0;
+    let lastRequest: Promise<{ at: number; sample: ProcSample }> | undefined;
+    const onRequest = (rec: StreamRecord) => {
+      if (!wanted.has(rec.id) || ++requested !== ids.length) return;
+      const at = now();
+      lastRequest = rig.gw.sample().then((sample) => ({ at, sample }));
+    };
+    rig.model.on('request', onRequest);
     const before = await rig.gw.sample();
     const t0 = now();
     await Promise.all(ids.map((id, i) => rig.driver.send(i + 1, `bench:${id} write me something`)));
     const completed = await waitAll(watches, o.deadlineMs ?? 180_000);
     const wall = (now() - t0) / 1000;
+    rig.model.off('request', onRequest);
+    const opened = await lastRequest;
     const after = await rig.gw.sample();
     const peak = await rig.gw.peak.peak();
     const totals = rig.driver.totals();
@@ -88,6 +115,7 @@ export async function runScale(o: ScaleOptions): Promise<ScaleResult> {
     return {
       platform: o.platform,
       warm: !!o.warm,
+      primed: o.primed ?? 0,
       chats: o.chats,
       tokens: o.tokens,
       tokensPerSecond: o.tokensPerSecond,
@@ -99,6 +127,8 @@ export async function runScale(o: ScaleOptions): Promise<ScaleResult> {
       peakRssBytes: Math.max(peak, after.peakRssBytes),
       startRssBytes: before.rssBytes,
       cpuSeconds: after.cpuSeconds - before.cpuSeconds,
+      openCpuSeconds: opened ? opened.sample.cpuSeconds - before.cpuSeconds : NaN,
+      lastRequestMs: opened ? opened.at - t0 : NaN,
       wallSeconds: wall,
       firstOutbound: summarize(first),
       toModelRequest: summarize(toModel),
@@ -111,13 +141,13 @@ export async function runScale(o: ScaleOptions): Promise<ScaleResult> {
   }
 }
 
-async function warmUp(rig: Rig, chats: number, timeoutMs: number, settleMs: number): Promise<void> {
-  const watches = Array.from({ length: chats }, (_, i) => {
-    rig.plans.set(`warm${i}`, { tokens: 2, tokensPerSecond: 0 });
-    return rig.observer.watch(chatKeyOf(i + 1), { tokens: 2 });
+async function warmUp(rig: Rig, chats: number[], timeoutMs: number, settleMs: number): Promise<void> {
+  const watches = chats.map((chat) => {
+    rig.plans.set(`warm${chat}`, { tokens: 2, tokensPerSecond: 0 });
+    return rig.observer.watch(chatKeyOf(chat), { tokens: 2 });
   });
-  await Promise.all(watches.map((_, i) => rig.driver.send(i + 1, `bench:warm${i} hi`)));
+  await Promise.all(chats.map((chat) => rig.driver.send(chat, `bench:warm${chat} hi`)));
   const done = await waitAll(watches, timeoutMs);
-  if (done < chats) throw new Error(`scale: only ${done} of ${chats} warm-up replies completed`);
+  if (done < chats.length) throw new Error(`scale: only ${done} of ${chats.length} warm-up replies completed`);
   await sleep(settleMs);
 }

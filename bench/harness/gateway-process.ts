@@ -3,9 +3,9 @@
  * through the public environment contract (random port, open DM policy, the bench model as its OpenAI
  * endpoint, optionally a fake Telegram or Discord), spawned by the e2e suite's `spawnGateway`. `startGateway` resolves
  * once /readyz is green and reports how long that took from spawn; `stop()` sends SIGTERM (SIGKILL after a
- * deadline) and removes the temp dir.
+ * deadline) and removes the temp dir. `config` is written to the temp dir and named by PENGUIN_GATEWAY_CONFIG.
  */
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -25,12 +25,16 @@ export interface GatewayStartOptions {
   readyTimeoutMs?: number;
   /** Extra node flags for the gateway (default: BENCH_GATEWAY_NODE_ARGS, space-separated, e.g. `--cpu-prof`). */
   nodeArgs?: string[];
+  /** A gateway.yaml for this process (e.g. `sessions: {max_in_memory: 100000}`). */
+  config?: string;
 }
 
 export interface GatewayProcess {
   readonly url: string;
   readonly pid: number;
   readonly home: string;
+  /** performance.now() at spawn (the origin of listeningMs and readyMs). */
+  readonly spawnedAt: number;
   /** Spawn → "listening" line on stdout, ms. */
   readonly listeningMs: number;
   /** Spawn → first green /readyz, ms. */
@@ -72,6 +76,10 @@ export async function startGateway(o: GatewayStartOptions): Promise<GatewayProce
   if (o.discord) {
     env.DISCORD_BOT_TOKEN = o.discord.token;
     env.DISCORD_API_URL = o.discord.apiUrl;
+  }
+  if (o.config !== undefined) {
+    env.PENGUIN_GATEWAY_CONFIG = join(home, 'gateway.yaml');
+    await writeFile(env.PENGUIN_GATEWAY_CONFIG, o.config);
   }
   const nodeArgs = o.nodeArgs ?? (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
   const readyTimeoutMs = o.readyTimeoutMs ?? 30_000;
@@ -121,6 +129,7 @@ export async function startGateway(o: GatewayStartOptions): Promise<GatewayProce
     url: gw.url,
     pid,
     home,
+    spawnedAt: readyFrom,
     listeningMs: gw.listeningMs,
     readyMs,
     peak,

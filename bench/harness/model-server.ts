@@ -5,6 +5,7 @@
  * measurements compare platform calls against. Which stream a request gets is looked up by the
  * `bench:<id>` tag in its last user message; untagged or tool-less requests (titles) are answered at once.
  * Token k is the word ` w<k, 5 digits>`, so a platform call's text tells which tokens it shows.
+ * Emits 'request' with the record when a tagged request arrives and 'end' when its stream is complete.
  */
 import { EventEmitter } from 'node:events';
 import http from 'node:http';
@@ -104,6 +105,7 @@ export class BenchModelServer extends EventEmitter {
     }
     const rec: StreamRecord = { id, requestAt, tokens: plan.tokens, aborted: false, ...(plan.recordTokens ? { tokenAt: new Float64Array(plan.tokens) } : {}) };
     this.records.set(id, rec);
+    this.emit('request', rec);
     this.paced(res, rec, plan);
   }
 

@@ -3,6 +3,7 @@
  * bot, answering 429 + retry_after) as a PlatformDriver. 'inbound' fires when a getUpdates answer carries the
  * user's message (the moment the update is delivered to the gateway); 'outbound' for every sendChatAction,
  * sendMessage, editMessageText and sendMessageDraft. Calls are not kept (recordCalls off), only counted.
+ * `firstPollAt` is when the gateway's first getUpdates reached the fake (held open, or answered at once).
  */
 import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
@@ -39,11 +40,21 @@ export class TelegramDriver extends EventEmitter implements PlatformDriver {
   readonly server = new FakeTelegramServer({ recordCalls: false, botUsername: 'bench_bot' });
   private started = false;
   private readonly counts: PlatformTotals = { calls: 0, rateLimited: 0, byKind: emptyByKind(), rateLimitedByKind: emptyByKind() };
+  /** performance.now() of the first getUpdates request, once one arrived. */
+  firstPollAt?: number;
 
   constructor() {
     super();
     this.setMaxListeners(0);
     this.server.on('call', (rec: CallRecord) => this.onCall(rec));
+    // a long poll being held shows as a change with isPolling set; an answered one as a call record
+    this.server.on('change', () => {
+      if (this.server.isPolling) this.sawPoll(performance.now());
+    });
+  }
+
+  private sawPoll(at: number): void {
+    if (this.firstPollAt === undefined || at < this.firstPollAt) this.firstPollAt = at;
   }
 
   async start(): Promise<void> {
@@ -90,6 +101,7 @@ export class TelegramDriver extends EventEmitter implements PlatformDriver {
     const at = performance.now();
     const method = rec.method.toLowerCase();
     if (method === 'getupdates') {
+      this.sawPoll(at - rec.durationMs);
       if (!rec.ok || !Array.isArray(rec.result)) return;
       for (const u of rec.result as TgUpdate[]) {
         const chat = u.message?.chat.id;

@@ -2,7 +2,7 @@
  * Smoke test of the benchmark suite: `runBench({quick: true})` runs every scenario in its reduced size
  * against the built gateway and renders the Markdown report with the header and one row per measurement
  * (Telegram rows are either measured or explicitly marked blocked; with Telegram, the Discord row set next
- * to them). It checks shape, never timings.
+ * to them; start-up rows for the web playground alone and for all three fakes). It checks shape, never timings.
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -22,19 +22,25 @@ const EXPECTED_ROWS: RegExp[] = [
   /^stream: token → visible \(group\)$/,
   /^stream: model done → complete \(group\)$/,
   /^scale \(\d+ chats\): 429s received$/,
+  /^scale \(\d+ chats\): inbound → model request$/,
+  /^scale \(\d+ chats\): gateway CPU per new conversation$/,
   /^scale \(\d+ chats\): platform calls$/,
   /^scale \(\d+ chats\): gateway max RSS$/,
   /^scale \(\d+ chats\): gateway CPU seconds$/,
   /^scale \(\d+ chats\): p99 added latency$/,
-  /^\d+ DMs: median reply vs model stream$/,
+  /^\d+ new DMs: median reply vs model stream$/,
+  /^\d+ new DMs, fresh process: median reply vs model stream$/,
   /^\d+ DMs, existing sessions: median reply vs model stream$/,
   /^\d+ DMs: peak RSS$/,
   /^Slack: inbound → first outbound call$/,
   /^Slack: stream: platform calls per reply \(DM thread\)$/,
   /^Slack: stream: platform calls per reply \(channel thread\)$/,
   /^Slack: \d+ threads at once: 429s received$/,
-  /^cold start → ready$/,
-  /^idle RSS after start$/,
+  /^cold start → ready \(web playground only\)$/,
+  /^idle RSS after start \(web playground only\)$/,
+  /^cold start → ready \(Telegram \+ Slack \+ Discord \(fakes\)\)$/,
+  /^first getUpdates after start \(Telegram \+ Slack \+ Discord \(fakes\)\)$/,
+  /^idle RSS after start \(Telegram \+ Slack \+ Discord \(fakes\)\)$/,
   /^RSS per idle session \(opened, no Task\)$/,
   /^RSS per idle session \(after one exchange\)$/,
   /^resume of a 10,000-message trace$/,
@@ -54,7 +60,7 @@ describe('npm run bench -- --quick', () => {
     expect(markdown).toMatch(/^### penguin-gateway benchmark \(quick\)$/m);
     expect(markdown).toMatch(/^- Machine: .+ · \d+ cores · [\d.]+ GiB RAM/m);
     expect(markdown).toMatch(/^- Node: v\d+\.\d+\.\d+$/m);
-    expect(markdown).toContain('| Area | Measurement | Setup | Result | Goal (gateway.md §11) | Verdict |');
+    expect(markdown).toContain('| Area | Measurement | Setup | Result | Goal | Verdict |');
 
     const rows = reportRows(results);
     for (const want of EXPECTED_ROWS) {

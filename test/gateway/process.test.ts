@@ -1,15 +1,20 @@
 /**
  * The real gateway process (`penguin-gateway start`, built CLI) with no platform credentials: it serves
  * /healthz, /readyz and the admin API on a fresh PENGUIN_HOME, and on SIGTERM mid-Task it aborts the Task
- * with "gateway shutting down", finalises the live reply, flushes the trace and exits 0.
+ * with "gateway shutting down", finalises the live reply, flushes the trace and exits 0. It loads only what
+ * is configured: no chat platform SDK, MCP SDK or model SDK at start, the model SDK with the first model
+ * request, and a configured platform (Telegram, against its fake) brings its own SDK and no other. What was
+ * loaded is read from `require.cache` by a `--require` hook when the process exits
+ * (test/fixtures/hooks/record-packages.js), so nothing depends on timing.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { readAllTraces, tracesDir } from '../../src/core/trace';
 import { openSqliteStore } from '../../src/gateway/store';
 import { assertGatewayBuilt, killAllGateways, spawnGateway, type GatewayProcess } from '../e2e/gateway-process';
 import { FakeOpenAIServer, finishChunk, stream, textChunks, turn, usageChunk } from '../fakes/openai-server';
+import { FakeTelegramServer } from '../fakes/telegram-server';
 
 const TOKEN = 'process-test-token-0123456789';
 
@@ -28,9 +33,10 @@ afterEach(async () => {
   await rm(home, { recursive: true, force: true });
 });
 
-function start(): Promise<GatewayProcess> {
+function start(o: { env?: Record<string, string>; nodeArgs?: string[] } = {}): Promise<GatewayProcess> {
   return spawnGateway({
     dir: home,
+    ...(o.nodeArgs ? { nodeArgs: o.nodeArgs } : {}),
     env: {
       PENGUIN_HOME: join(home, 'data'),
       PENGUIN_GATEWAY_PORT: '0',
@@ -38,6 +44,7 @@ function start(): Promise<GatewayProcess> {
       OPENAI_API_KEY: 'sk-test',
       OPENAI_BASE_URL: model.baseUrl,
       PENGUIN_MODEL: 'fake-model',
+      ...o.env,
     },
   });
 }
@@ -137,5 +144,56 @@ describe('the gateway process', () => {
     }
     expect(continued).toBe(true);
     expect(await again.stop()).toBe(0);
+  });
+});
+
+const HOOK = resolve(__dirname, '../fixtures/hooks/record-packages.js');
+const PLATFORM_SDKS = ['grammy', '@slack/bolt', '@slack/web-api', 'discord.js', '@discordjs/ws'];
+
+/** The gateway with the package-recording hook; `packages()` stops it and lists what it loaded. */
+async function recorded(env: Record<string, string> = {}): Promise<{ gw: GatewayProcess; packages(): Promise<string[]> }> {
+  const out = join(home, 'loaded.txt');
+  const gw = await start({ nodeArgs: ['--require', HOOK], env: { PG_LOADED_PACKAGES_OUT: out, ...env } });
+  return {
+    gw,
+    packages: async () => {
+      expect(await gw.stop()).toBe(0);
+      return (await readFile(out, 'utf8')).split('\n').filter(Boolean);
+    },
+  };
+}
+
+describe('load only what is configured', () => {
+  it('with only the web playground: no chat platform SDK, no MCP SDK and no model SDK at start', async () => {
+    const r = await recorded();
+    expect((await fetch(`${r.gw.url}/readyz`)).status).toBe(200);
+    const loaded = await r.packages();
+    expect(loaded).toEqual(expect.arrayContaining(['express', 'better-sqlite3']));
+    for (const sdk of [...PLATFORM_SDKS, '@modelcontextprotocol/sdk', 'openai']) expect(loaded).not.toContain(sdk);
+  });
+
+  it('the model SDK comes with the first model request, still no platform or MCP SDK', async () => {
+    model.enqueue(turn({ text: 'Hello there.' }));
+    const r = await recorded();
+    await fetch(`${r.gw.url}/api/web/conversations/lazy/messages`, { method: 'POST', headers: auth, body: JSON.stringify({ text: 'hi' }) });
+    for (let i = 0; i < 400 && model.requests.length === 0; i++) await new Promise((res) => setTimeout(res, 25));
+    expect(model.requests.length).toBeGreaterThan(0);
+    const loaded = await r.packages();
+    expect(loaded).toContain('openai');
+    for (const sdk of [...PLATFORM_SDKS, '@modelcontextprotocol/sdk']) expect(loaded).not.toContain(sdk);
+  });
+
+  it('with Telegram configured: grammY, and neither Bolt nor discord.js', async () => {
+    const tg = new FakeTelegramServer();
+    const { apiRoot, token } = await tg.start();
+    try {
+      const r = await recorded({ TELEGRAM_BOT_TOKEN: token, TELEGRAM_API_ROOT: apiRoot });
+      for (let i = 0; i < 400 && (await fetch(`${r.gw.url}/readyz`)).status !== 200; i++) await new Promise((res) => setTimeout(res, 25));
+      const loaded = await r.packages();
+      expect(loaded).toContain('grammy');
+      for (const sdk of ['@slack/bolt', '@slack/web-api', 'discord.js', '@discordjs/ws', '@modelcontextprotocol/sdk', 'openai']) expect(loaded).not.toContain(sdk);
+    } finally {
+      await tg.stop();
+    }
   });
 });

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import * as b from '../omnimessage/builders';
+import { zeroCounts } from '../omnimessage/tokens';
 import type { ThinkingLevel, ToolDefinition } from '../interfaces';
 import type { SessionMetaMessage } from '../omnimessage/types';
 import { ContextEngine } from '../engine/context-engine';
@@ -16,8 +17,9 @@ import { isSessionId, newSessionId } from '../trace/paths';
 import { listTraceFiles } from '../trace/paths';
 import { readLatestTrace } from '../trace/reader';
 import { TraceWriter } from '../trace/writer';
-import { validateAgentOptions, type AgentOptions, type ModelDescriptor, type TracedSessionInfo } from './options';
-import { Session } from './session';
+import { validateAgentOptions, type AgentOptions, type ModelDescriptor, type ModelFactoryContext, type TracedSessionInfo } from './options';
+import { PromptShare, withHeldPrompt, type HeldPrompt } from './prompt-share';
+import { Session, type SessionCore } from './session';
 import { SessionSubagentRunner, type SubagentSpawnPlan } from './subagents';
 
 export type ResumeErrorCode =
@@ -56,7 +58,7 @@ interface Build {
   meta: SessionMetaMessage;
   workspace: string;
   model: ModelDescriptor;
-  systemPrompt: string;
+  systemPrompt: HeldPrompt;
   depth: number;
   writer: TraceWriter;
   metaFirst: boolean;
@@ -80,6 +82,8 @@ class AgentImpl implements Agent {
   readonly projectId: string;
   readonly agentId: string;
   private readonly agentDir: string;
+  /** Every session's system prompt is kept as this agent's shared head plus its own rest. */
+  private readonly prompts = new PromptShare();
 
   constructor(readonly options: AgentOptions) {
     this.projectId = options.projectId;
@@ -127,17 +131,20 @@ class AgentImpl implements Agent {
       await writer.append(state.closeDanglingCompaction);
       delete state.closeDanglingCompaction;
     }
+    const systemPrompt = this.prompts.hold(m.system_prompt);
     const session = await this.build({
       id: sessionId,
-      meta,
+      meta: withHeldPrompt(meta, systemPrompt),
       workspace: m.workspace,
       model: { ...model, contextWindow: model.contextWindow ?? m.model_context_window },
-      systemPrompt: m.system_prompt,
+      systemPrompt,
       depth: m.source === 'subagent' ? 1 : 0,
       writer,
       metaFirst: false,
       resume: state,
     });
+    // A resumed session is about to run: its builders run now, so a failing one is this result's build_failed.
+    session.assembleNow();
     return { ok: true, session };
   }
 
@@ -161,7 +168,7 @@ class AgentImpl implements Agent {
       workspace = join(this.options.workspacesDir ? resolve(this.options.workspacesDir) : join(this.agentDir, 'workspaces'), `tmp-${randomBytes(4).toString('hex')}`);
       await mkdir(workspace, { recursive: true });
     }
-    const systemPrompt = await this.options.systemPrompt({
+    const assembled = await this.options.systemPrompt({
       projectId: this.projectId,
       agentId: this.agentId,
       agentStateDir: resolve(this.options.agentStateDir),
@@ -170,16 +177,17 @@ class AgentImpl implements Agent {
       model,
       isSubagent: depth > 0,
     });
-    const meta = b.sessionMeta({
+    const systemPrompt = this.prompts.hold(assembled);
+    const meta = withHeldPrompt(b.sessionMeta({
       session_id: id,
       provider: model.provider,
       model_id: model.modelId,
       model_context_window: model.contextWindow ?? 'unknown',
-      system_prompt: systemPrompt,
+      system_prompt: assembled,
       agent_state: resolve(this.options.agentStateDir),
       workspace,
       source: opts.source,
-    });
+    }), systemPrompt);
     const writer = new TraceWriter({ tracesDir: this.options.tracesDir, sessionId: id });
     this.watch(writer, { sessionId: id, provider: model.provider, modelId: model.modelId, ...(parentSessionId ? { parentSessionId } : {}) });
     return this.build({ id, meta, workspace, model, systemPrompt, depth, writer, metaFirst: true });
@@ -200,45 +208,54 @@ class AgentImpl implements Agent {
     const scratchpadDir = join(o.scratchpadDir ? resolve(o.scratchpadDir) : join(this.agentDir, 'scratchpad'), x.id);
     await mkdir(scratchpadDir, { recursive: true });
     const thinkingLevel = o.engine?.thinking_level ?? 'medium';
-    const runner = x.depth === 0 ? new SessionSubagentRunner({
-      depth: x.depth,
-      plan: (input) => this.planChild(input, x.model, thinkingLevel),
-      createChild: (plan) => this.createChild(plan, x.workspace, x.id),
-    }) : undefined;
-    const environment = o.environment({
-      sessionId: x.id,
-      workspace: x.workspace,
-      scratchpadDir,
-      model: x.model,
-      isSubagent: x.depth > 0,
-      ...(runner ? { subagentRunner: runner } : {}),
+    const prompt = x.systemPrompt;
+    // The prompt is read where it is used, so a factory that keeps the context keeps no copy of it.
+    const factoryContext = (tools: ToolDefinition[]): ModelFactoryContext => ({
+      sessionId: x.id, model: x.model, tools, thinkingLevel,
+      get systemPrompt() {
+        return prompt.text();
+      },
     });
-    const factoryContext = (tools: ToolDefinition[]) => ({ sessionId: x.id, model: x.model, tools, systemPrompt: x.systemPrompt, thinkingLevel });
-    const engine = new ContextEngine({
-      environment,
-      models: (tools) => o.modelFactory(factoryContext(tools)),
-      trace: x.writer,
-      sessionMeta: x.meta,
-      metaFirst: x.metaFirst,
-      ...(o.engine?.max_turns !== undefined ? { maxTurns: o.engine.max_turns } : {}),
-      ...(o.engine?.compaction ? { compaction: o.engine.compaction } : {}),
-      ...(x.model.contextWindow !== undefined ? { contextWindow: x.model.contextWindow } : {}),
-      vision: x.model.vision ?? true,
-      ...(o.clock ? { clock: o.clock } : {}),
-      ...(o.commandPolicy ? { commandPolicy: o.commandPolicy } : {}),
-      ...(x.resume ? { resume: x.resume } : {}),
-      sessionId: x.id,
-    });
+    const assemble = (): SessionCore => {
+      const runner = x.depth === 0 ? new SessionSubagentRunner({
+        depth: x.depth,
+        plan: (input) => this.planChild(input, x.model, thinkingLevel),
+        createChild: (plan) => this.createChild(plan, x.workspace, x.id),
+      }) : undefined;
+      const environment = o.environment({
+        sessionId: x.id,
+        workspace: x.workspace,
+        scratchpadDir,
+        model: x.model,
+        isSubagent: x.depth > 0,
+        ...(runner ? { subagentRunner: runner } : {}),
+      });
+      const engine = new ContextEngine({
+        environment,
+        models: (tools) => o.modelFactory(factoryContext(tools)),
+        trace: x.writer,
+        sessionMeta: x.meta,
+        metaFirst: x.metaFirst,
+        ...(o.engine?.max_turns !== undefined ? { maxTurns: o.engine.max_turns } : {}),
+        ...(o.engine?.compaction ? { compaction: o.engine.compaction } : {}),
+        ...(x.model.contextWindow !== undefined ? { contextWindow: x.model.contextWindow } : {}),
+        vision: x.model.vision ?? true,
+        ...(o.clock ? { clock: o.clock } : {}),
+        ...(o.commandPolicy ? { commandPolicy: o.commandPolicy } : {}),
+        ...(x.resume ? { resume: x.resume } : {}),
+        sessionId: x.id,
+      });
+      return { engine, environment, ...(runner ? { onDispose: () => runner.disposeAll() } : {}) };
+    };
     return new Session({
       id: x.id,
       meta: x.meta,
       workspace: x.workspace,
       scratchpadDir,
       model: x.model,
-      engine,
-      environment,
+      assemble,
+      tokens: x.resume ? { ...x.resume.sessionTokens } : zeroCounts(),
       titleModels: () => o.modelFactory(factoryContext([])),
-      ...(runner ? { onDispose: () => runner.disposeAll() } : {}),
     });
   }
 
@@ -266,8 +283,14 @@ class AgentImpl implements Agent {
     if (plan.agentId) {
       const other = this.options.subagentAgent?.(plan.agentId);
       if (!other) throw new Error(`unknown agent: ${plan.agentId}`);
-      return (createAgent(other) as AgentImpl).create({ workspace, source: 'subagent' }, plan.model, 1, parentSessionId);
+      return assembled(await (createAgent(other) as AgentImpl).create({ workspace, source: 'subagent' }, plan.model, 1, parentSessionId));
     }
-    return this.create({ workspace, source: 'subagent' }, plan.model, 1, parentSessionId);
+    return assembled(await this.create({ workspace, source: 'subagent' }, plan.model, 1, parentSessionId));
   }
+}
+
+/** A child session runs as soon as it exists: its builders run at spawn, where a failure is the spawn's. */
+function assembled(session: Session): Session {
+  session.assembleNow();
+  return session;
 }

@@ -3,6 +3,9 @@
  * engine. `run()` is one Task and `compact()` a manual compaction; only one of them at a time — a second
  * call throws `SessionBusyError` synchronously, before any message (the only exception this API throws
  * besides input validation). Inputs are checked at this boundary; everything after is a message stream.
+ * A new session's context engine and Environment (tools, managers) are assembled at the first call that
+ * needs them, so a session that is opened and stays idle holds little more than its ids and its meta; a
+ * builder that fails then throws from that call (`run`, `compact`), as it would have from `createSession`.
  */
 import { parseOmniMessage } from '../omnimessage/guards';
 import type { BackgroundNotice, BareUsage, EnvironmentInterface, ModelFactory, RunOptions, ToolCallMessage, ToolPermission, ToolReach } from '../interfaces';
@@ -12,18 +15,26 @@ import type { Compactability } from '../engine/compaction';
 import type { ModelDescriptor } from './options';
 import { cleanTitle, fallbackTitle, titlePrompt } from './title';
 
+/** What a session runs on, assembled when first needed. */
+export interface SessionCore {
+  engine: ContextEngine;
+  environment: EnvironmentInterface;
+  /** Extra cleanup (child sessions). */
+  onDispose?: () => Promise<void> | void;
+}
+
 export interface SessionParts {
   id: string;
   meta: SessionMetaMessage;
   workspace: string;
   scratchpadDir: string;
   model: ModelDescriptor;
-  engine: ContextEngine;
-  environment: EnvironmentInterface;
+  /** Called once, at the first call that needs the engine or the Environment. */
+  assemble: () => SessionCore;
+  /** Session token totals before the engine exists (a resumed session's, else zero). */
+  tokens: TokenCounts;
   /** Builds the title-only model factory on first use. */
   titleModels: () => ModelFactory;
-  /** Extra cleanup (child sessions). */
-  onDispose?: () => Promise<void> | void;
 }
 
 /** Validates a run's input: complete user-side messages only (text, image_url, inline_data). */
@@ -49,11 +60,13 @@ export class Session {
   readonly workspace: string;
   readonly scratchpadDir: string;
   readonly model: ModelDescriptor;
-  private readonly engine: ContextEngine;
-  private readonly environment: EnvironmentInterface;
+  private assemble?: () => SessionCore;
+  private built?: SessionCore;
+  private readonly initialTokens: TokenCounts;
+  /** Idle-notice listeners, kept here so subscribing never assembles the engine. */
+  private readonly idleListeners = new Set<(notices: BackgroundNotice[]) => void>();
   private readonly titleModelsOf: () => ModelFactory;
   private titleModels?: ModelFactory;
-  private readonly onDispose?: () => Promise<void> | void;
   private firstUserText?: string;
   private disposed = false;
 
@@ -63,24 +76,51 @@ export class Session {
     this.workspace = parts.workspace;
     this.scratchpadDir = parts.scratchpadDir;
     this.model = parts.model;
-    this.engine = parts.engine;
-    this.environment = parts.environment;
+    this.assemble = parts.assemble;
+    this.initialTokens = parts.tokens;
     this.titleModelsOf = parts.titleModels;
-    this.onDispose = parts.onDispose;
+  }
+
+  private get core(): SessionCore {
+    if (!this.built) {
+      if (!this.assemble) throw new Error('the session is disposed');
+      const core = this.assemble();
+      this.assemble = undefined;
+      core.engine.onIdleNotice((notices) => {
+        for (const l of [...this.idleListeners]) {
+          try {
+            l(notices);
+          } catch {
+            // one host listener's failure must not keep the notice from the others
+          }
+        }
+      });
+      this.built = core;
+    }
+    return this.built;
+  }
+
+  /** Assemble the engine and Environment now (resume does, so a failing builder is reported there). */
+  assembleNow(): void {
+    void this.core;
+  }
+
+  private get engine(): ContextEngine {
+    return this.core.engine;
   }
 
   /** A tool's permission (`r` / `rw`), undefined for unknown tools: what approval modes like read-only decide on. */
   toolPermission(name: string): ToolPermission | undefined {
-    return this.environment.toolPermission(name);
+    return this.core.environment.toolPermission(name);
   }
 
   /** Where a tool call's paths lie relative to the Session's confinement: `outside` is never decided by a mode alone. */
   toolReach(call: ToolCallMessage): Promise<ToolReach> {
-    return this.environment.toolReach?.(call) ?? Promise.resolve('inside');
+    return this.core.environment.toolReach?.(call) ?? Promise.resolve('inside');
   }
 
   get status(): EngineStatus {
-    return this.engine.status;
+    return this.built ? this.built.engine.status : 'idle';
   }
 
   get source(): 'subagent' | 'schedule' | undefined {
@@ -89,7 +129,7 @@ export class Session {
 
   /** Session token totals (kept across compaction and resume). */
   get tokens(): TokenCounts {
-    return this.engine.tokens;
+    return this.built ? this.built.engine.tokens : { ...this.initialTokens };
   }
 
   /** One Task over `newMessages` (which are traced, not echoed). Throws `SessionBusyError` when busy. */
@@ -107,11 +147,11 @@ export class Session {
     if (typeof text !== 'string') throw new TypeError('steer: text must be a string');
     if (!Array.isArray(images) || images.some((i) => typeof i !== 'string' || i === '')) throw new TypeError('steer: images must be non-empty strings');
     if (text.trim() === '' && images.length === 0) throw new TypeError('steer: needs text or at least one image');
-    return this.engine.steer(text, images);
+    return this.built ? this.built.engine.steer(text, images) : false;
   }
 
   unsteer(id: string): boolean {
-    return this.engine.unsteer(id);
+    return this.built ? this.built.engine.unsteer(id) : false;
   }
 
   /** Manual compaction (between Tasks). Throws `SessionBusyError` when busy; yields nothing unless compactable. */
@@ -124,12 +164,13 @@ export class Session {
   }
 
   skipReconnectWait(): boolean {
-    return this.engine.skipReconnectWait();
+    return this.built ? this.built.engine.skipReconnectWait() : false;
   }
 
   /** Background notices are waiting while no Task runs: a host may start one (`run([])` delivers them). */
   onIdleNotice(listener: (notices: BackgroundNotice[]) => void): () => void {
-    return this.engine.onIdleNotice(listener);
+    this.idleListeners.add(listener);
+    return () => this.idleListeners.delete(listener);
   }
 
   /**
@@ -158,9 +199,13 @@ export class Session {
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
-    this.engine.dispose();
-    await this.engine.flush();
-    await this.onDispose?.();
-    await this.environment.dispose?.();
+    this.idleListeners.clear();
+    const core = this.built;
+    this.assemble = undefined;
+    if (!core) return;
+    core.engine.dispose();
+    await core.engine.flush();
+    await core.onDispose?.();
+    await core.environment.dispose?.();
   }
 }

@@ -98,7 +98,7 @@ export async function loadAgent(opts: LoadAgentOptions = {}): Promise<LoadAgentR
         entry: m.entry,
         env,
         tools: ctx.tools,
-        systemPrompt: ctx.systemPrompt,
+        systemPrompt: () => ctx.systemPrompt,
         maxTokens: settings.maxTokens,
         thinkingLevel: settings.thinkingLevel,
         requestTimeoutMs: settings.requestTimeoutMs,

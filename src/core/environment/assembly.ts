@@ -2,7 +2,9 @@
  * Assembles the built-in tools of one Environment (engine.md §4.3, §4.7): the configured definitions
  * (defaults unless `tools.builtin` replaced them) in their order, unknown names and duplicates skipped,
  * `forModel` choosing read_image (vision) or describe_image (text-only), and `call_description: false`
- * removing the `description` parameter from the schema the model sees.
+ * removing the `description` parameter from the schema the model sees. What the model is offered and the
+ * argument lists are derived once per definition and shared by every Environment built from it; only the
+ * tool implementations (bound to one Environment's command and subagent managers) are per Environment.
  */
 import type { ToolDefinition, ToolDefinitionConfig } from '../interfaces';
 import { schemaKeys } from './arguments';
@@ -30,6 +32,23 @@ export function stripDescriptionParameter(parameters: Record<string, unknown> | 
   return out;
 }
 
+type OfferedTool = Omit<AssembledTool, 'tool'>;
+const offered = new WeakMap<ToolDefinitionConfig, OfferedTool>();
+
+/** The model-facing definition and argument lists of `def`, the same objects for every Environment. */
+function offeredTool(def: ToolDefinitionConfig): OfferedTool {
+  let o = offered.get(def);
+  if (!o) {
+    const parameters = def.call_description === false ? stripDescriptionParameter(def.parameters) : def.parameters;
+    const { required, properties } = schemaKeys(parameters);
+    const modelDefinition: ToolDefinition = { name: def.name, description: def.description };
+    if (parameters) modelDefinition.parameters = parameters;
+    o = { modelDefinition, required, expected: properties.map((p) => (required.includes(p) ? `${p} (required)` : p)) };
+    offered.set(def, o);
+  }
+  return o;
+}
+
 export function assembleBuiltins(
   definitions: readonly ToolDefinitionConfig[],
   vision: boolean,
@@ -48,16 +67,7 @@ export function assembleBuiltins(
       continue;
     }
     if ((def.forModel === 'vision' && !vision) || (def.forModel === 'text-only' && vision)) continue;
-    const parameters = def.call_description === false ? stripDescriptionParameter(def.parameters) : def.parameters;
-    const { required, properties } = schemaKeys(parameters);
-    const modelDefinition: ToolDefinition = { name: def.name, description: def.description };
-    if (parameters) modelDefinition.parameters = parameters;
-    out.set(def.name, {
-      tool: factory(def, deps),
-      modelDefinition,
-      required,
-      expected: properties.map((p) => (required.includes(p) ? `${p} (required)` : p)),
-    });
+    out.set(def.name, { tool: factory(def, deps), ...offeredTool(def) });
   }
   return out;
 }

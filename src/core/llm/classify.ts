@@ -5,8 +5,8 @@
  * (`failed`, permanent) > transport (429/408/5xx, connection errors, Node socket codes, undici `UND_ERR_*`,
  * timeout/network/rate-limit words — anywhere on the `cause` chain) ⇒ `timeout` > `failed`.
  */
-import { APIConnectionError, APIError, AuthenticationError } from 'openai';
 import type { LLMOutcome } from '../interfaces';
+import { openaiSdk } from './openai-sdk';
 
 export interface ClassifyContext {
   /** `connect` = before the response headers; `body` = while reading the event stream. */
@@ -85,7 +85,7 @@ function isParseError(chain: Level[]): boolean {
 function isAuth(chain: Level[]): boolean {
   return chain.some((l) =>
     statusOf(l) === 401 ||
-    l instanceof AuthenticationError || l.name === 'AuthenticationError' ||
+    l instanceof openaiSdk().AuthenticationError || l.name === 'AuthenticationError' ||
     codesOf(l).some((c) => AUTH_CODES.has(c.toLowerCase())));
 }
 
@@ -102,7 +102,7 @@ function isTransport(chain: Level[]): boolean {
   return chain.some((l) => {
     const s = statusOf(l);
     if (s === 408 || s === 429 || (s !== undefined && s >= 500)) return true;
-    if (l instanceof APIConnectionError) return true;
+    if (l instanceof openaiSdk().APIConnectionError) return true;
     if (codesOf(l).some((c) => SOCKET_CODES.has(c) || c.startsWith('UND_ERR_'))) return true;
     return TRANSPORT_WORDS.test(messageOf(l)) || codesOf(l).some((c) => TRANSPORT_WORDS.test(c));
   });
@@ -112,7 +112,7 @@ export function classifyError(err: unknown, ctx: ClassifyContext): LLMOutcome {
   const chain = causeChain(err);
   const errorMessage = describeError(err);
   // Once the body is streaming, anything that is not a provider error event means the stream broke.
-  const cutMidStream = ctx.phase === 'body' && !(err instanceof APIError);
+  const cutMidStream = ctx.phase === 'body' && !(err instanceof openaiSdk().APIError);
   if (isParseError(chain) || cutMidStream) return { status: 'malformed', errorMessage: cutMidStream && !isParseError(chain) ? `stream cut: ${errorMessage}` : errorMessage };
   if (isAuth(chain)) return { status: 'auth', errorMessage };
   if (ctx.fastMode && isFastModeRejection(chain)) return { status: 'failed', permanent: true, errorMessage: `${errorMessage} — ${FAST_MODE_GUIDANCE}` };

@@ -6,10 +6,10 @@
  * Every answer is plain data (HTTP status with the provider's code and message, a network failure, a
  * timeout, or the setup failure that keeps a request from being sent); none carries the key.
  */
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type { LLMOutcome } from '../interfaces';
 import { causeChain, classifyError, describeError } from './classify';
 import { openAIClient, type ClientTarget } from './openai-client';
+import { openaiSdk } from './openai-sdk';
 
 export type EndpointAnswer<T> =
   | { kind: 'ok'; value: T }
@@ -57,6 +57,7 @@ async function ask<T>(t: ClientTarget, timeoutMs: number, call: (client: import(
 }
 
 function answerOf(err: unknown, timeoutMs: number, signal: AbortSignal): EndpointAnswer<never> {
+  const { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } = openaiSdk();
   if (err instanceof APIConnectionTimeoutError || err instanceof APIUserAbortError || signal.aborted) {
     return { kind: 'timeout', message: `no answer within ${timeoutMs} ms` };
   }

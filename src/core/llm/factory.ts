@@ -19,7 +19,8 @@ export interface ModelFactoryOptions {
   env?: Record<string, string | undefined>;
   /** The Session's frozen toolset, or a getter read at each `create()` (tools may be listed after MCP connects). */
   tools?: ToolDefinition[] | (() => ToolDefinition[]);
-  systemPrompt?: string;
+  /** The Session's system prompt, or a function read at each request (so the factory pins no copy of it). */
+  systemPrompt?: string | (() => string);
   /** The Agent's `model.max_tokens`; the entry's `max_tokens` wins. -1 = no cap. */
   maxTokens?: number;
   thinkingLevel?: ThinkingLevel;
@@ -52,6 +53,8 @@ export function createModelFactory(opts: ModelFactoryOptions): OpenAIModelFactor
   };
   let latest: GenerativeModel | undefined;
   const seed = opts.sessionUsage;
+  const prompt = opts.systemPrompt;
+  const readPrompt = typeof prompt === 'function' ? prompt : () => prompt;
   return {
     toolCallIds,
     sessionUsage: () => latest?.sessionUsage ?? { ...(seed ?? { cache_read: 0, cache_write: 0, output: 0, total: 0 }) },
@@ -60,7 +63,9 @@ export function createModelFactory(opts: ModelFactoryOptions): OpenAIModelFactor
       const config: OpenAIChatModelConfig = {
         ...base,
         tools,
-        systemPrompt: opts.systemPrompt,
+        get systemPrompt() {
+          return readPrompt();
+        },
         contextWindow: entry.context_window,
         maxTokens: entry.max_tokens ?? opts.maxTokens ?? DEFAULT_MAX_TOKENS,
         fastMode: entry.fast_mode === true,

@@ -5,13 +5,13 @@
  * Never throws and never retries: every way out closes the open segments and RETURNS an `LLMOutcome`.
  * Provider details (wire format, reasoning fields, usage shape, error types) stay inside this folder.
  */
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import * as b from '../omnimessage/builders';
 import { addCounts, estimateMessagesTokens, estimateTextTokens, zeroCounts } from '../omnimessage/tokens';
-import type { CompleteMessage, OmniMessage, TokenCounts } from '../omnimessage/types';
+import type { CompleteMessage, OmniMessage, TokenCounts, ToolDefinition } from '../omnimessage/types';
 import type { GenerativeModelConfig, GenerativeModelParameters, LLMInterface, LLMOutcome, ThinkingLevel, ToolCallIdRegistry } from '../interfaces';
 import { classifyError } from './classify';
-import { openAIClient } from './openai-client';
+import { sharedClient } from './openai-client';
 import { outputCap } from './output-cap';
 import { raceUpstream, type UpstreamResult } from './race';
 import { ChatStreamTranslator, type ChunkLike } from './stream-translator';
@@ -41,6 +41,19 @@ export interface ChatRequestBody {
   service_tier?: 'priority';
 }
 
+type WireTool = NonNullable<ChatRequestBody['tools']>[number];
+const wireTools = new WeakMap<ToolDefinition, WireTool>();
+
+/** The wire form of a tool definition, made once per definition object (every session offers the same ones). */
+function wireTool(t: ToolDefinition): WireTool {
+  let w = wireTools.get(t);
+  if (!w) {
+    w = { type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters ?? { type: 'object', properties: {} } } };
+    wireTools.set(t, w);
+  }
+  return w;
+}
+
 export class GenerativeModel implements LLMInterface {
   private readonly client: OpenAI | undefined;
   /** A configuration problem every request reports instead of calling out. */
@@ -58,12 +71,10 @@ export class GenerativeModel implements LLMInterface {
     this.ids = config.toolCallIds ?? new ToolCallIdAllocator();
     this.idleMs = config.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.session = { ...(config.sessionUsage ?? zeroCounts()) };
-    this.tools = config.tools.length > 0
-      ? config.tools.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.parameters ?? { type: 'object', properties: {} } } }))
-      : undefined;
+    this.tools = config.tools.length > 0 ? config.tools.map(wireTool) : undefined;
     this.prefixTokens = estimateTextTokens(config.systemPrompt ?? '') + (this.tools ? estimateTextTokens(JSON.stringify(this.tools)) : 0);
     this.contextTokens = this.prefixTokens;
-    const made = openAIClient(config);
+    const made = sharedClient(config);
     if (made.ok) this.client = made.client;
     else this.setupFailure = made.failure;
   }

@@ -5,10 +5,13 @@
  * this machine or a private network; nothing read from the process environment. A client type that is not
  * the chat protocol, or a missing key for a
  * public host, is a setup failure returned instead of a client (no request is ever sent for it).
+ * `sharedClient` hands every model of the same connection one client (it holds only that configuration;
+ * requests carry their own options), so a session costs no client of its own.
  */
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { LLMOutcome } from '../interfaces';
 import { describeError } from './classify';
+import { openaiSdk } from './openai-sdk';
 import { isPrivateBaseUrl } from './private-host';
 
 /** Client types spoken here; anything else names a different wire protocol. */
@@ -36,7 +39,7 @@ export function openAIClient(t: ClientTarget): ClientResult {
   }
   try {
     // The SDK's own console logging is off: every failure reaches the caller as an outcome instead.
-    const client = new OpenAI({
+    const client = new (openaiSdk().default)({
       apiKey: keyless ? NO_KEY : t.apiKey,
       baseURL: t.baseUrl ?? null,
       // Named, so the SDK does not read them from the gateway's environment and send the operator's OpenAI
@@ -53,4 +56,20 @@ export function openAIClient(t: ClientTarget): ClientResult {
   } catch (err) {
     return { ok: false, failure: { status: 'failed', permanent: true, errorMessage: describeError(err) } };
   }
+}
+
+/** Connections kept; past this the oldest client is dropped (a key rotated many times, say). */
+const SHARED_LIMIT = 32;
+const shared = new Map<string, ClientResult>();
+
+/** The one client of a connection (same key, base URL and client type), built on first use. */
+export function sharedClient(t: ClientTarget): ClientResult {
+  const key = JSON.stringify([t.apiKey ?? '', t.baseUrl ?? '', t.clientType ?? '', t.modelId]);
+  let made = shared.get(key);
+  if (!made) {
+    made = openAIClient(t);
+    if (shared.size >= SHARED_LIMIT) shared.delete(shared.keys().next().value as string);
+    shared.set(key, made);
+  }
+  return made;
 }

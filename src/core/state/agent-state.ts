@@ -2,7 +2,7 @@
  * The Agent State loader: one call gives composition everything it needs for a Session — validated
  * system config (as written and with defaults filled), AGENTS.md, skills, vault, schedule names, project
  * config with model resolution and the command-policy snapshot, the thinking level, the tool config and a
- * system-prompt function. First use creates the project config and the agent directory with defaults;
+ * system-prompt function (the files it reads are kept and watched, see prompt-sources.ts). First use creates the project config and the agent directory with defaults;
  * `dryRun` writes nothing and reads what is missing as those same defaults (what a first start would use).
  * Every invalid file is reported (file, key path, expected, found); nothing half-valid is returned.
  */
@@ -13,11 +13,12 @@ import { DEFAULT_APPROVAL_MODE, type ApprovalMode } from './approval';
 import { commandPolicyCheck, type CommandPolicyCheck } from './command-policy';
 import { fileError, type StateFileError, type StateResult } from './errors';
 import { atomicWrite, exists, readIfExists, writeIfAbsent } from './files';
-import { ensureUserMemory, resolveSessionMemory } from './memory';
+import { ensureUserMemory } from './memory';
 import { agentPaths, agentsDir, DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID, isValidId, resolveHome, type AgentPaths } from './paths';
 import { defaultProjectConfig, loadProjectConfig, parseProjectConfig, renderProjectConfigToml, saveProjectConfig, type ModelRef, type ProjectConfig } from './project-config';
 import { resolveModel, resolveVisionModel, type ResolvedModel } from './project-models';
 import { assembleSystemPrompt } from './prompt-assembly';
+import { PromptSources } from './prompt-sources';
 import { commandShellName, sessionEnvironment } from './prompt-environment';
 import { defaultBuiltinSkillsDir, installBuiltinSkills, listSkills, type SkillMetadata } from './skills';
 import { listScheduleNames } from './schedules';
@@ -85,8 +86,13 @@ export interface AgentState {
   resolveModel(ref?: ModelRef): StateResult<ResolvedModel>;
   /** The project's `vision_model`, when configured. */
   visionModel(): StateResult<ResolvedModel> | undefined;
-  /** The assembled system prompt for one Session (skills, schedule names and memory indexes are read fresh). */
+  /**
+   * The assembled system prompt for one Session, from the current AGENTS.md, skills, schedule names and
+   * memory indexes (kept between prompts and read again after they change on disk).
+   */
   systemPrompt(input: SessionPromptInput): Promise<string>;
+  /** Stop watching the agent's files (prompts then read them every time). */
+  close(): void;
   /** True when this call created the project config / the agent (with `dryRun`: would create). */
   created: { project: boolean; agent: boolean };
 }
@@ -189,6 +195,9 @@ async function load(opts: LoadAgentStateOptions): Promise<AgentStateResult> {
   const skills = await listSkills(p.skillsDir);
   const scheduleNames = await listScheduleNames(p.scheduleDir);
 
+  const sources = new PromptSources({
+    stateDir: p.stateDir, agentsMd: p.agentsMd, skillsDir: p.skillsDir, scheduleDir: p.scheduleDir, memoryDir: p.memoryDir, agentsDir: agentsDir(home, projectId),
+  });
   const state: AgentState = {
     paths: p,
     systemConfigFile: systemFile,
@@ -206,10 +215,10 @@ async function load(opts: LoadAgentStateOptions): Promise<AgentStateResult> {
     visionModel: () => resolveVisionModel(project, p.projectConfig, env),
     systemPrompt: async (input) => {
       // Memory is an enhancement: a memory directory that cannot be prepared leaves the Session without it.
-      const memory = config.memory.enabled ? await resolveSessionMemory(p.memoryDir, agentsDir(home, projectId), input.workspaceDir).catch(() => undefined) : undefined;
+      const memory = config.memory.enabled ? await sources.memoryFor(input.workspaceDir).catch(() => undefined) : undefined;
       return assembleSystemPrompt({
         template: config.system_prompt,
-        agentsMd,
+        agentsMd: await sources.agentsMd(),
         sections: config,
         env: sessionEnvironment({
           projectDir: p.projectDir,
@@ -224,11 +233,12 @@ async function load(opts: LoadAgentStateOptions): Promise<AgentStateResult> {
           shell: input.shell ?? commandShellName(env),
         }),
         vaultKeys: vaultKeyNames(vault),
-        skills: await listSkills(p.skillsDir),
-        scheduleNames: await listScheduleNames(p.scheduleDir),
+        skills: await sources.skills(),
+        scheduleNames: await sources.scheduleNames(),
         ...(memory ? { memory } : {}),
       });
     },
+    close: () => sources.close(),
     created,
   };
   return { ok: true, value: state };

@@ -43,13 +43,19 @@ async function realOrResolved(p: string): Promise<string> {
 
 /** True for a Workspace the engine made itself: `<project>/agents/<agent>/workspaces/<id>`. */
 export async function isTemporaryWorkspace(agentsDir: string, workspaceDir: string): Promise<boolean> {
-  const rel = relative(await realOrResolved(agentsDir), await realOrResolved(workspaceDir));
+  return temporaryWorkspaceOf(await realOrResolved(agentsDir), workspaceDir);
+}
+
+/** `isTemporaryWorkspace` with the real path of `agents/` already known (a caller that asks often). */
+export async function temporaryWorkspaceOf(agentsDirReal: string, workspaceDir: string): Promise<boolean> {
+  const rel = relative(agentsDirReal, await realOrResolved(workspaceDir));
   if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) return false;
   const parts = rel.split(sep);
   return parts.length >= 3 && parts[1] === 'workspaces';
 }
 
-async function readIndex(dir: string): Promise<string> {
+/** A scope's MEMORY.md, '' when there is none. */
+export async function readMemoryIndex(dir: string): Promise<string> {
   try {
     return await readFile(join(dir, MEMORY_INDEX_FILE), 'utf8');
   } catch {
@@ -70,8 +76,14 @@ export async function ensureUserMemory(memoryDir: string): Promise<string> {
  */
 export async function resolveSessionMemory(memoryDir: string, agentsDir: string, workspaceDir: string): Promise<SessionMemory> {
   const userDir = await ensureUserMemory(memoryDir);
-  const memory: SessionMemory = { userDir, userIndex: await readIndex(userDir) };
+  const memory: SessionMemory = { userDir, userIndex: await readMemoryIndex(userDir) };
   if (await isTemporaryWorkspace(agentsDir, workspaceDir)) return memory;
+  memory.workspace = await workspaceMemory(memoryDir, workspaceDir);
+  return memory;
+}
+
+/** A persistent workspace's memory scope, created with an empty index and its `.workspace` marker. */
+export async function workspaceMemory(memoryDir: string, workspaceDir: string): Promise<NonNullable<SessionMemory['workspace']>> {
   const real = await realOrResolved(workspaceDir);
   const key = workspaceMemoryKey(real);
   const dir = join(memoryDir, key);
@@ -80,8 +92,7 @@ export async function resolveSessionMemory(memoryDir: string, agentsDir: string,
   const marker = join(dir, WORKSPACE_MARKER_FILE);
   const current = await readFile(marker, 'utf8').catch(() => undefined);
   if (current !== `${real}\n`) await writeFile(marker, `${real}\n`, 'utf8');
-  memory.workspace = { key, dir, index: await readIndex(dir) };
-  return memory;
+  return { key, dir, index: await readMemoryIndex(dir) };
 }
 
 /** An index as injected: trimmed, capped by lines then characters, or the empty note. */

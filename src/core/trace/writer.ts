@@ -4,6 +4,7 @@
  * crash can tear at most the last line, which the next writer heals (drops the torn fragment) first. Partials and origin-tagged messages are
  * never written. I/O errors never reject: they go to `onError` (tracing is best-effort for the run);
  * `onWritten` sees each batch of envelopes once it is on disk, so a host can index exactly what the trace holds.
+ * A trace folder is made once per process (every session of a day shares it), and again only if it vanished.
  */
 import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -15,6 +16,25 @@ import { listTraceFiles, traceFilePath } from './paths';
 type Job = { kind: 'line'; msg: OmniMessage; buf: Buffer; done: () => void } | { kind: 'rotate'; head: OmniMessage[]; done: () => void };
 
 const line = (msg: OmniMessage): Buffer => Buffer.from(JSON.stringify(msg) + '\n', 'utf8');
+
+/** Trace folders this process made or found. */
+const madeDirs = new Set<string>();
+
+async function openInDir(p: string): Promise<FileHandle> {
+  const dir = dirname(p);
+  if (madeDirs.has(dir)) {
+    try {
+      return await open(p, 'a+', 0o600);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      madeDirs.delete(dir);
+    }
+  }
+  // Traces hold everything tools printed (vault values included): only their owner may read them.
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  madeDirs.add(dir);
+  return open(p, 'a+', 0o600);
+}
 
 export class TraceWriter {
   readonly sessionId: string;
@@ -142,9 +162,7 @@ export class TraceWriter {
   private async handle(): Promise<FileHandle> {
     if (this.fh) return this.fh;
     const p = this.path;
-    // Traces hold everything tools printed (vault values included): only their owner may read them.
-    await mkdir(dirname(p), { recursive: true, mode: 0o700 });
-    const fh = await open(p, 'a+', 0o600);
+    const fh = await openInDir(p);
     if (this.healedPath !== p) {
       // Once per file, on first open: crash recovery assumes no other writer is mid-line in this file yet.
       await healTornTail(fh);

@@ -33,6 +33,7 @@ export const DEFAULTS = {
   home: '~/.penguin/data',
   approvalTimeoutMs: 3_600_000,
   idleEvictMs: 1_800_000,
+  maxSessionsInMemory: 10_000,
   shutdownGraceMs: 10_000,
   logLevel: 'info' as LogLevel,
   project: 'default_project',
@@ -223,7 +224,13 @@ export const fileSchema = z.strictObject({
   home: z.string({ error: 'expected a directory path' }).min(1, { error: 'expected a directory path' }).optional(),
   logging: z.strictObject({ level: z.enum(LOG_LEVELS).default(DEFAULTS.logLevel) }).prefault({}),
   approvals: z.strictObject({ timeout_ms: positiveMs('the approval timeout').default(DEFAULTS.approvalTimeoutMs) }).prefault({}),
-  sessions: z.strictObject({ idle_evict_ms: positiveMs('the idle eviction time').default(DEFAULTS.idleEvictMs) }).prefault({}),
+  sessions: z
+    .strictObject({
+      idle_evict_ms: positiveMs('the idle eviction time').default(DEFAULTS.idleEvictMs),
+      max_in_memory: z.number({ error: 'expected a number of sessions (an integer >= 1)' }).int({ error: 'expected a number of sessions (an integer >= 1)' }).min(1, { error: 'expected a number of sessions (an integer >= 1)' }).default(DEFAULTS.maxSessionsInMemory),
+      heap_budget_mb: z.number({ error: 'expected a heap size in MB (an integer >= 16)' }).int({ error: 'expected a heap size in MB (an integer >= 16)' }).min(16, { error: 'expected a heap size in MB (an integer >= 16)' }).optional(),
+    })
+    .prefault({}),
   shutdown: z.strictObject({ grace_ms: positiveMs('the shutdown grace time').default(DEFAULTS.shutdownGraceMs) }).prefault({}),
   tools: toolsSection,
   /** How finished replies look; tokens, cost and duration otherwise live in /status and the dashboard. */

@@ -110,7 +110,11 @@ export interface GatewayConfig {
   listen: { host: string; port: number };
   logging: { level: LogLevel };
   approvals: { timeout_ms: number };
-  sessions: { idle_evict_ms: number };
+  /**
+   * Idle sessions leave memory after `idle_evict_ms`, and sooner, least recently active first, while more
+   * than `max_in_memory` are held or the V8 heap in use is past `heap_budget_mb` (default: 70 % of its limit).
+   */
+  sessions: { idle_evict_ms: number; max_in_memory: number; heap_budget_mb?: number };
   shutdown: { grace_ms: number };
   tools: ToolsConfig;
   reply: { usage_footer: boolean };

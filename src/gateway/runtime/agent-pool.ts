@@ -53,7 +53,10 @@ export class AgentPool {
 
   /** Forget loaded agents (after config edits); running sessions keep the Agent they have. */
   invalidate(): void {
+    const gone = [...this.loaded.values()];
     this.loaded.clear();
+    // The forgotten states stop watching their files (an Agent still held reads them at each prompt).
+    for (const p of gone) void p.then((r) => r.ok && r.state.close(), () => undefined);
   }
 
   private isolationFor(iso: PoolIsolation, network: boolean): ToolIsolation {

@@ -39,7 +39,7 @@ import { meterAdapter } from './metered-adapter';
 import { Outbox } from './outbox';
 import { PricingBook } from './pricing-book';
 import { recoverInterruptedReplies } from './restart-recovery';
-import { SessionManager } from './session-manager';
+import { SessionManager, type SessionManagerOptions } from './session-manager';
 import { resolveToolIsolation } from './tool-isolation';
 
 /** An adapter plus the HTTP routes it serves on the gateway listener (Telegram webhook, web playground). */
@@ -62,6 +62,8 @@ export interface GatewayOptions {
   engineClock?: EngineClock;
   /** Scheduler timings (tests); defaults otherwise. */
   scheduler?: { rescanMs?: number; pollMs?: number; graceMs?: number };
+  /** The heap in use and its budget as the session manager sees them (tests); V8's otherwise. */
+  memory?: SessionManagerOptions['memory'];
 }
 
 export interface GatewayHandle {
@@ -127,7 +129,7 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
   });
   const broker = new ApprovalBroker({ store, outbox, clock, logger, metrics, timeoutMs: config.approvals.timeout_ms });
   const prices = new PricingBook(config.home, env);
-  const manager = new SessionManager({ config, store, pool, broker, outbox, governor, clock, logger, metrics, redactor, pricingOf: prices.rates });
+  const manager = new SessionManager({ config, store, pool, broker, outbox, governor, clock, logger, metrics, redactor, pricingOf: prices.rates, ...(o.memory ? { memory: o.memory } : {}) });
   const bindings: PlatformBinding[] = [];
   const board = new AdapterBoard(logger);
   metrics.watchAdapters(() => board.list());
@@ -232,6 +234,8 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
         await broker.close();
         await Promise.all(background);
       });
+      // The agents stop watching their files.
+      pool.invalidate();
       await Promise.all(bindings.map((b) => b.adapter.stop().catch((err: unknown) => logger.warn({ err }, 'adapter stop failed'))));
       await listener.close();
       await ledger.settled();

@@ -41,6 +41,8 @@ export interface SessionManagerOptions {
   pricingOf?: (provider: string, modelId: string) => Pricing | undefined;
   /** Masks secrets in every live reply. */
   redactor?: SecretRedactor;
+  /** Heap in use and its budget, bytes (default: V8's, the budget from `sessions.heap_budget_mb` or 70 % of the limit). */
+  memory?: () => { heapUsed: number; budget: number };
 }
 
 /** A schedule fire for the manager to run (scheduler/chat-executor.ts builds it). */

@@ -3,8 +3,10 @@
  * session is created on its first message with the route's agent, or resumed from its trace when the
  * process has none in memory. One Task at a time per session: a message that arrives while a Task runs is
  * steered in (👀), or queued to run right after when steering is closed. Stop denies pending approvals,
- * then aborts. Idle entries are evicted (their traces keep them resumable). A scheduled run waits until its
- * conversation is idle, then runs in a fresh or a given session that the conversation continues in.
+ * then aborts. Idle entries are evicted (their traces keep them resumable) after `idle_evict_ms`, and
+ * sooner under memory pressure: least recently active first while more than `max_in_memory` are held or
+ * the heap in use is past its budget. A scheduled run waits until its conversation is idle, then runs in
+ * a fresh or a given session that the conversation continues in.
  */
 import { randomBytes } from 'node:crypto';
 import type { ChannelAdapter } from '../../adapters/contract/adapter';
@@ -21,6 +23,9 @@ import { prepareInput } from './inbound-input';
 import { SessionOpener } from './session-opener';
 import { TaskRunner } from './task-runner';
 import { showTyping } from './typing';
+import { pressureVictims, v8Memory } from './memory-pressure';
+import { runningTaskViews, statusText } from './session-status';
+import { acknowledgeSteering } from './steering-ack';
 
 export type { Conversation } from './conversation';
 
@@ -36,16 +41,20 @@ export class SessionManager {
   /** Sessions being disposed, by conversation key, so a new message waits for the flush before resuming. */
   private readonly disposing = new Map<string, Promise<void>>();
   private readonly tasks = new Map<string, Entry>();
+  /** Entries a message is being prepared for (attachments, steering): never evicted meanwhile. */
+  private readonly handling = new Map<Entry, number>();
   /** Continue buttons offered by this process: id → binding key. */
   private readonly continuations = new Map<string, Conversation & { key: string }>();
   private readonly opener: SessionOpener;
   private readonly runner: TaskRunner;
+  private readonly memory: () => { heapUsed: number; budget: number };
   private evictTimer?: TimerHandle;
   private closing = false;
 
   constructor(private readonly o: SessionManagerOptions) {
     this.opener = new SessionOpener({ store: o.store, pool: o.pool, clock: o.clock, logger: o.logger });
     this.runner = new TaskRunner({ ...o, closing: () => this.closing, usageFooter: o.config.reply.usage_footer });
+    this.memory = o.memory ?? v8Memory(o.config.sessions.heap_budget_mb);
   }
 
   /** Running Tasks (for /readyz, metrics and shutdown). */
@@ -53,38 +62,72 @@ export class SessionManager {
     return this.tasks.size;
   }
 
-  // ------------------------------------------------------------------ inbound
+  /** Sessions held in memory. */
+  get inMemory(): number {
+    return this.entries.size;
+  }
+
+  /** Whether the conversation with this binding key has its session in memory. */
+  holds(key: string): boolean {
+    return this.entries.has(key);
+  }
+
   /** A message addressed to the bot in a conversation. */
   async handleMessage(conv: Conversation, msg: InboundMessage): Promise<void> {
     if (this.closing) return;
+    // From here until its Task's first model request, the message holds title requests back.
+    const requested = this.runner.enterStarting();
+    let handedOver = false;
+    try {
+      handedOver = await this.deliver(conv, msg, requested);
+    } finally {
+      if (!handedOver) requested();
+    }
+  }
+
+  /** True when a Task was started for the message (it then calls `requested`). */
+  private async deliver(conv: Conversation, msg: InboundMessage, requested: () => void): Promise<boolean> {
     const entry = await this.entryFor(conv, msg.user);
     if (typeof entry === 'string') {
       await this.o.outbox.post(conv.adapter, conv.thread, { text: `⚠️ ${entry}` });
-      return;
+      return false;
     }
+    this.handling.set(entry, (this.handling.get(entry) ?? 0) + 1);
+    try {
+      return await this.deliverTo(entry, conv, msg, requested);
+    } finally {
+      const left = (this.handling.get(entry) ?? 1) - 1;
+      if (left > 0) this.handling.set(entry, left);
+      else this.handling.delete(entry);
+    }
+  }
+
+  private async deliverTo(entry: Entry, conv: Conversation, msg: InboundMessage, requested: () => void): Promise<boolean> {
     entry.lastActive = this.o.clock.now();
     entry.lastUser = msg.user;
     if (entry.modelProblem) {
       await this.o.outbox.post(conv.adapter, conv.thread, { text: `⚙️ I can't answer yet: ${entry.modelProblem.problem}. The operator can set one up (\`penguin-gateway doctor\` says how).` });
-      return;
+      return false;
     }
     const prepared = await prepareInput(msg, entry.session.scratchpadDir, entry.session.model.vision ?? true);
     if (prepared.skipped.length > 0) {
       await this.o.outbox.post(conv.adapter, conv.thread, { text: `⚠️ Some attachments were left out:\n${prepared.skipped.map((s) => `- ${s}`).join('\n')}` });
     }
-    if (prepared.messages.length === 0) return;
+    if (prepared.messages.length === 0) return false;
     if (entry.running) {
+      requested();
       const textOf = prepared.messages.filter((m) => isPayload(m, 'text')).map((m) => (m.payload as { text: string }).text).join('\n');
       const images = prepared.messages.filter((m) => isPayload(m, 'image_url')).map((m) => (m.payload as { image_url: string }).image_url);
       const steered = entry.session.steer(textOf, images);
       if (steered !== false) {
-        await this.acknowledge(conv, msg);
-        return;
+        await acknowledgeSteering(this.o.outbox, this.o.logger, conv, msg);
+        return true;
       }
       entry.queue.push({ input: prepared.messages, user: msg.user });
-      return;
+      return true;
     }
-    this.startTask(entry, prepared.messages, msg.user, { typingSent: true, inbound: { messageId: msg.messageId, eventId: msg.eventId, sentAt: msg.sentAt } });
+    this.startTask(entry, prepared.messages, msg.user, { typingSent: true, requested, inbound: { messageId: msg.messageId, eventId: msg.eventId, sentAt: msg.sentAt } });
+    return true;
   }
 
   /** `/stop`: only the Task's starter or an approver may stop it. */
@@ -115,13 +158,7 @@ export class SessionManager {
 
   /** Every running Task, oldest first, for the dashboard. */
   runningTasks(): RunningTaskView[] {
-    return [...this.tasks.values()]
-      .filter((e): e is Entry & { running: RunningTask } => e.running !== undefined)
-      .map((e) => ({
-        task_id: e.running.taskId, session_id: e.session.id, platform: e.adapter.platform, route: e.route.name,
-        requester: e.running.requester, started_at: e.running.startedAt, queued: e.queue.length,
-      }))
-      .sort((a, b) => a.started_at - b.started_at);
+    return runningTaskViews([...this.tasks.values()]);
   }
 
   /** `/new`: the conversation gets a fresh session on its next message; the old one stays resumable. */
@@ -163,13 +200,7 @@ export class SessionManager {
     if (!sid) return `No session yet in this conversation. Route: ${conv.route.name} (${conv.route.project}/${conv.route.agent}).`;
     const row = await this.o.store.getSession(sid);
     const entry = this.entries.get(key);
-    const lines = [
-      `Session: ${sid}${row?.title ? ` — ${row.title}` : ''}`,
-      `Agent: ${conv.route.project}/${conv.route.agent} · mode: ${row?.approval_mode ?? conv.route.approval_mode}`,
-      `Status: ${entry?.running ? 'running' : 'idle'}${entry?.queue.length ? ` · ${entry.queue.length} queued` : ''}`,
-    ];
-    if (row && row.total > 0) lines.push(`Tokens so far: ${row.total}`);
-    return lines.join('\n');
+    return statusText(conv, sid, row, entry);
   }
 
   /** After a restart: tell a conversation its reply was cut off (or never sent) and offer a Continue button. */
@@ -196,7 +227,6 @@ export class SessionManager {
     return 'started';
   }
 
-  // ------------------------------------------------------------------ lifecycle
   startEviction(): void {
     const every = Math.max(1000, Math.min(60_000, this.o.config.sessions.idle_evict_ms / 2));
     const tick = () => {
@@ -206,11 +236,28 @@ export class SessionManager {
     this.evictTimer = this.o.clock.setTimeout(tick, every);
   }
 
+  /** Idle sessions past `idle_evict_ms`, then, while the heap is past its budget, a share of the rest. */
   async evictIdle(): Promise<number> {
     const cutoff = this.o.clock.now() - this.o.config.sessions.idle_evict_ms;
-    const idle = [...this.entries.values()].filter((e) => !e.running && e.queue.length === 0 && e.lastActive < cutoff);
+    const idle = [...this.entries.values()].filter((e) => this.isIdle(e) && e.lastActive < cutoff);
     await Promise.all(idle.map((e) => this.evict(e)));
-    return idle.length;
+    return idle.length + (await this.relievePressure());
+  }
+
+  /**
+   * Memory pressure: the least recently active idle sessions go while more than `max_in_memory` are held,
+   * and a share of them when the heap is past its budget. Returns how many went.
+   */
+  async relievePressure(): Promise<number> {
+    const m = this.memory();
+    const gone = pressureVictims([...this.entries.values()], (e) => this.isIdle(e), this.o.config.sessions.max_in_memory, m);
+    if (gone.length > 0) this.o.logger.info({ evicted: gone.length, inMemory: this.entries.size, heapUsed: m.heapUsed, budget: m.budget }, 'memory pressure: idle sessions evicted');
+    await Promise.all(gone.map((e) => this.evict(e)));
+    return gone.length;
+  }
+
+  private isIdle(e: Entry): boolean {
+    return !e.running && e.queue.length === 0 && !this.handling.has(e) && !this.opener.inFlight(e.key);
   }
 
   /** Abort every Task with `reason`, wait for the replies to settle (bounded by the caller), release sessions. */
@@ -225,16 +272,6 @@ export class SessionManager {
     // A title on its way is the session's name in every list: let it land before the sessions go.
     await this.runner.titlesSettled();
     await Promise.all([...this.entries.values()].map((e) => this.evict(e)));
-  }
-
-  // ------------------------------------------------------------------ internals
-  private async acknowledge(conv: Conversation, msg: InboundMessage): Promise<void> {
-    try {
-      if (conv.adapter.react) await conv.adapter.react({ thread: conv.thread, messageId: msg.messageId }, '👀');
-      else await this.o.outbox.post(conv.adapter, conv.thread, { text: '👀 Got it — adding that to the running task.' });
-    } catch (err) {
-      this.o.logger.debug({ err: (err as Error).message }, 'steering acknowledgement failed');
-    }
   }
 
   private async abortTask(entry: Entry, reason: string): Promise<void> {
@@ -273,6 +310,7 @@ export class SessionManager {
       if (!entry.running && !this.closing && this.entries.get(key) === entry) this.startTask(entry, [], entry.lastUser);
     });
     this.entries.set(key, entry);
+    if (this.entries.size > this.o.config.sessions.max_in_memory) void this.relievePressure();
   }
 
   /** The conversation lets go of an idle entry at once; its session is released in the background. */
@@ -332,14 +370,15 @@ export class SessionManager {
   }
 
   /** `typingSent`: the inbound handler already showed "typing…" for this message. */
-  private startTask(entry: Entry, input: OmniMessage[], user: ChatUser, o: { typingSent?: boolean; scheduled?: ScheduledTaskRun; inbound?: RunningTask['inbound'] } = {}): RunningTask {
+  /** `requested`: the message's `enterStarting()`, handed to the runner (which calls it at the first request). */
+  private startTask(entry: Entry, input: OmniMessage[], user: ChatUser, o: { typingSent?: boolean; scheduled?: ScheduledTaskRun; requested?: () => void; inbound?: RunningTask['inbound'] } = {}): RunningTask {
     const taskId = newTaskId();
     const abort = new AbortController();
     const requester = o.scheduled ? `schedule:${o.scheduled.id}` : userRef(entry.adapter.platform, user);
     const running: RunningTask = { taskId, abort, requester, startedAt: this.o.clock.now(), done: Promise.resolve(), ...(o.scheduled ? { scheduled: o.scheduled } : {}), ...(o.inbound ? { inbound: o.inbound } : {}) };
     entry.running = running;
     this.tasks.set(taskId, entry);
-    running.done = this.runner.run(entry, running, input, user, o.typingSent === true).then((outcome) => {
+    running.done = this.runner.run(entry, running, input, user, o.typingSent === true, o.requested).then((outcome) => {
       running.outcome = outcome;
     }).finally(() => {
       this.tasks.delete(taskId);

@@ -4,14 +4,15 @@
  * `per_channel` directory named by the adapter's workspace key, or a temp workspace) and binds it. A
  * scheduled run may instead ask for a fresh session (source "schedule") or a given one; either way the
  * conversation is bound to it. Opening is serialized per key, so two first messages make one session.
- * Never throws: a broken agent, an unknown session or model is a message.
+ * A new session's row and binding are one store write; a `per_channel` directory is made once per process
+ * (and again only if it disappeared). Never throws: a broken agent, an unknown session or model is a message.
  */
 import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Clock } from '../../adapters/contract/clock';
 import type { ChatUser } from '../../adapters/contract/messages';
-import type { Session } from '../../core/agent';
+import type { Agent, CreateSessionOptions, Session } from '../../core/agent';
 import { modelSetupProblem, type AgentState } from '../../core/state';
 import type { Logger } from 'pino';
 import type { ResolvedRoute } from '../config';
@@ -34,6 +35,8 @@ export type OpenHow =
 
 export class SessionOpener {
   private readonly opening = new Map<string, Promise<Entry | string>>();
+  /** `per_channel` directories this process made or found. */
+  private readonly madeDirs = new Set<string>();
 
   constructor(private readonly o: SessionOpenerOptions) {}
 
@@ -74,14 +77,12 @@ export class SessionOpener {
       if (resumed.ok) session = resumed.session;
       else if (resumed.error.code === 'not_found' && (await this.sameAgent(bound, conv))) {
         // Opened (a /mode, a first message cut off) but never traced: it starts now under its own id, keeping its row.
-        const workspace = await this.workspaceFor(conv, state.paths.workspacesDir);
-        session = await agent.createSession({ sessionId: bound, ...(workspace ? { workspace } : {}) });
+        session = await this.createIn(agent, conv, state, { sessionId: bound });
       } else this.o.logger.warn({ sessionId: bound, error: resumed.error }, 'bound session could not be resumed; starting a new one');
     }
     if (!session) {
-      const workspace = await this.workspaceFor(conv, state.paths.workspacesDir);
-      session = await agent.createSession(workspace ? { workspace } : {});
-      await this.o.store.createSession({
+      session = await this.createIn(agent, conv, state, {});
+      await this.o.store.openSession({
         session_id: session.id,
         project_id: conv.route.project,
         agent_id: conv.route.agent,
@@ -91,7 +92,6 @@ export class SessionOpener {
         approval_mode: conv.route.approval_mode,
         created_at: this.o.clock.now(),
       });
-      await this.o.store.bind(key, session.id);
     }
     return this.entryOf(conv, key, session, state, user);
   }
@@ -128,13 +128,13 @@ export class SessionOpener {
       if (how.model && !state.resolveModel({ provider: how.model.provider, model_id: how.model.modelId }).ok) {
         return `the project has no model ${how.model.provider}/${how.model.modelId}`;
       }
-      const workspace = how.workspace ?? (await this.workspaceFor(conv, state.paths.workspacesDir));
+      const opts: CreateSessionOptions = { source: 'schedule', ...(how.model ? { model: how.model } : {}) };
       try {
-        session = await agent.createSession({ source: 'schedule', ...(workspace ? { workspace } : {}), ...(how.model ? { model: how.model } : {}) });
+        session = how.workspace ? await agent.createSession({ ...opts, workspace: how.workspace }) : await this.createIn(agent, conv, state, opts);
       } catch (err) {
         return (err as Error).message;
       }
-      await this.o.store.createSession({
+      await this.o.store.openSession({
         session_id: session.id,
         project_id: conv.route.project,
         agent_id: conv.route.agent,
@@ -146,6 +146,7 @@ export class SessionOpener {
         ...(how.title ? { title: how.title } : {}),
         created_at: this.o.clock.now(),
       });
+      return this.entryOf(conv, key, session, state, undefined);
     }
     await this.o.store.bind(key, session.id);
     return this.entryOf(conv, key, session, state, undefined);
@@ -156,13 +157,30 @@ export class SessionOpener {
     return row !== undefined && row.project_id === conv.route.project && row.agent_id === conv.route.agent;
   }
 
+  /** A new session in the route's workspace; a `per_channel` directory removed since it was made is made again. */
+  private async createIn(agent: Agent, conv: Conversation, state: AgentState, opts: CreateSessionOptions): Promise<Session> {
+    const workspace = await this.workspaceFor(conv, state.paths.workspacesDir);
+    try {
+      return await agent.createSession({ ...opts, ...(workspace ? { workspace } : {}) });
+    } catch (err) {
+      if (!workspace || !this.madeDirs.delete(workspace)) throw err;
+      await this.ensureDir(workspace);
+      return agent.createSession({ ...opts, workspace });
+    }
+  }
+
   private async workspaceFor(conv: Conversation, agentWorkspaces: string): Promise<string | undefined> {
     const route: ResolvedRoute = conv.route;
     if (route.workspace_policy === 'fixed' && route.workspace_path) return route.workspace_path;
     if (route.workspace_policy !== 'per_channel') return undefined;
     const key = conv.adapter.place(conv.thread).workspaceKey;
     const dir = join(route.workspace_path ?? agentWorkspaces, `${conv.adapter.platform}-${createHash('sha256').update(key).digest('hex').slice(0, 12)}`);
-    await mkdir(dir, { recursive: true });
+    if (!this.madeDirs.has(dir)) await this.ensureDir(dir);
     return dir;
+  }
+
+  private async ensureDir(dir: string): Promise<void> {
+    await mkdir(dir, { recursive: true });
+    this.madeDirs.add(dir);
   }
 }

@@ -2,7 +2,10 @@
  * TaskRunner: one Task of a conversation's session, end to end (gateway.md §4, §5, §7). It renders the
  * live reply (typing renewed at the adapter's pace), answers tool calls through the approval broker, keeps
  * the session row's status, and after the first reply asks the model for a title (shown where the platform
- * titles conversations; its usage recorded here, the trace-derived rows being the TraceLedger's). A Task a
+ * titles conversations; its usage recorded here, the trace-derived rows being the TraceLedger's). Title
+ * requests wait in a queue, a few at a time, and only while no message is still on its way to its model's
+ * first answer: in a burst of new conversations every first request is answering before any title is
+ * asked for. A Task a
  * schedule started answers approvals with its schedule's mode and names the schedule on cards. An exception
  * inside the gateway ends the Task with an abort the user can read, never a crash; `run` resolves to how the
  * Task ended.
@@ -41,18 +44,65 @@ export interface TaskRunnerOptions {
   usageFooter?: boolean;
 }
 
+/** Title requests in flight at once. */
+const TITLE_CONCURRENCY = 2;
+/** Titles waiting past this many: the oldest is dropped (its conversation keeps the first-line title). */
+const TITLE_QUEUE_LIMIT = 1000;
+
 export class TaskRunner {
   private readonly titling = new Set<Promise<void>>();
+  private readonly titleQueue: (() => Promise<void>)[] = [];
+  /** Tasks started whose first model request has not gone out yet. */
+  private starting = 0;
 
   constructor(private readonly o: TaskRunnerOptions) {}
 
-  /** Resolves when every title request started so far is answered and written (shutdown waits for them). */
+  /**
+   * Resolves when every title request started so far is answered and written (shutdown waits for them);
+   * titles still queued are dropped (their conversations keep the first-line title).
+   */
   async titlesSettled(): Promise<void> {
+    this.titleQueue.length = 0;
     await Promise.all([...this.titling]);
   }
 
-  /** `typingSent`: the inbound handler already showed "typing…" for this message. */
-  async run(entry: Entry, running: RunningTask, input: OmniMessage[], user: ChatUser, typingSent: boolean): Promise<TaskOutcome> {
+  private queueTitle(job: () => Promise<void>): void {
+    this.titleQueue.push(job);
+    if (this.titleQueue.length > TITLE_QUEUE_LIMIT) this.titleQueue.shift();
+    this.pumpTitles();
+  }
+
+  private pumpTitles(): void {
+    while (this.starting === 0 && this.titling.size < TITLE_CONCURRENCY && this.titleQueue.length > 0) {
+      const p = (this.titleQueue.shift() as () => Promise<void>)();
+      this.titling.add(p);
+      void p.finally(() => {
+        this.titling.delete(p);
+        this.pumpTitles();
+      });
+    }
+  }
+
+  /**
+   * Counts a message as on its way to a model request until the returned function is called (by `run` once
+   * the model answers the Task's first request, or by whoever dropped the message); titles wait while any is.
+   */
+  enterStarting(): () => void {
+    this.starting++;
+    let left = false;
+    return () => {
+      if (left) return;
+      left = true;
+      this.starting--;
+      this.pumpTitles();
+    };
+  }
+
+  /**
+   * `typingSent`: the inbound handler already showed "typing…" for this message. `requested`: the caller's
+   * `enterStarting()` for this message (else the Task counts itself from here).
+   */
+  async run(entry: Entry, running: RunningTask, input: OmniMessage[], user: ChatUser, typingSent: boolean, requested = this.enterStarting()): Promise<TaskOutcome> {
     const { adapter, thread, isDM, session } = entry;
     const platform = adapter.platform;
     const started = this.o.clock.now();
@@ -108,7 +158,11 @@ export class TaskRunner {
     let reason: string | undefined;
     let deliveryError: string | undefined;
     try {
+      let asked = false;
       for await (const msg of session.run(input, { approve, signal: running.abort.signal })) {
+        // Whatever follows the request's start is the model answering: the request is out.
+        if (asked) requested();
+        else asked = isPayload(msg, 'request_begin');
         renderer.push(msg);
         if (isPayload(msg, 'abort')) {
           status = 'aborted';
@@ -122,6 +176,7 @@ export class TaskRunner {
       this.o.logger.error({ err, sessionId: session.id }, 'task failed inside the gateway');
       renderer.push(b.abort('internal error in the gateway'));
     } finally {
+      requested();
       typing.stop();
       const shown = await renderer.finish({ interrupted: this.o.closing() && status === 'aborted' });
       if (!shown.ok && shown.reason === 'failed') deliveryError = shown.error.message;
@@ -131,9 +186,8 @@ export class TaskRunner {
     // The model's title comes after the first reply, so it never competes with the first token.
     const needsTitle = await titling;
     if (needsTitle !== undefined) {
-      const p = this.modelTitle(entry, needsTitle, renderer).catch((err: unknown) => this.o.logger.warn({ err }, 'title not recorded'));
-      this.titling.add(p);
-      void p.finally(() => this.titling.delete(p));
+      const assistant = answerText(renderer.liveView);
+      this.queueTitle(() => this.modelTitle(entry, needsTitle, assistant).catch((err: unknown) => this.o.logger.warn({ err }, 'title not recorded')));
     }
     return { status, ...(reason !== undefined ? { reason } : {}), ...(deliveryError !== undefined ? { deliveryError } : {}) };
   }
@@ -155,8 +209,7 @@ export class TaskRunner {
     entry.adapter.setTitle?.(entry.thread, title).catch((err: unknown) => this.o.logger.warn({ err: entry.adapter.classify(err).message }, 'conversation title not shown'));
   }
 
-  private async modelTitle(entry: Entry, user: string, renderer: ReplyRenderer): Promise<void> {
-    const assistant = answerText(renderer.liveView);
+  private async modelTitle(entry: Entry, user: string, assistant: string): Promise<void> {
     const generated = await entry.session.generateTitle({ user, assistant, onUsage: (u) => void this.recordTitleUsage(entry, u) });
     const title = generated && (this.o.redactor?.redact(generated) ?? generated);
     if (!title) return;

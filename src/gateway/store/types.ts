@@ -97,6 +97,8 @@ export interface SessionFilter {
 
 export interface SessionStore {
   createSession(s: NewSession): Promise<SessionRow>;
+  /** A conversation's new session: `createSession(s)` and `bind(s.binding_key, id)` as one write. */
+  openSession(s: NewSession & { binding_key: string }): Promise<SessionRow>;
   getSession(sessionId: string): Promise<SessionRow | undefined>;
   /** Undefined when there is no such session. */
   updateSession(sessionId: string, patch: SessionPatch): Promise<SessionRow | undefined>;

@@ -32,6 +32,10 @@ describe('Agent / Session', () => {
     });
     expect(s.status).toBe('idle');
     expect(await listTraceFiles(r.tracesDir, s.id)).toEqual([]);
+    // An idle new session has no Environment, engine or model yet: they are assembled by its first run.
+    expect(r.envContexts).toEqual([]);
+    expect(r.factoryContexts).toEqual([]);
+    expect(s.steer('anyone there?')).toBe(false);
     const msgs = await collect(s.run([user('hello')]));
     assertStreamDiscipline(msgs);
     const read = await readLatestTrace(r.tracesDir, s.id);

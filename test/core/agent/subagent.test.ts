@@ -80,6 +80,7 @@ describe('subagents', () => {
   test('spawn prechecks: unknown model and unknown agent throw; a child cannot spawn', async () => {
     const r = await agentRig(dirs, { tools: {} });
     const s = await r.agent.createSession();
+    s.toolPermission('read_file'); // a new session's Environment is assembled at its first use
     const runner = r.envContexts[0].subagentRunner!;
     await expect(runner.spawn({ modelId: 'nope' })).rejects.toThrow(/unknown model: fake\/nope/);
     await expect(runner.spawn({ agentId: 'someone_else' })).rejects.toThrow(/unknown agent: someone_else/);

@@ -37,6 +37,18 @@ describe('trace paths', () => {
 });
 
 describe('TraceWriter', () => {
+  it('writes into a trace folder that was removed after an earlier session made it', async () => {
+    const first = newSessionId();
+    const w1 = new TraceWriter({ tracesDir: root, sessionId: first });
+    await w1.append(meta(first));
+    await rm(root, { recursive: true, force: true });
+    const second = newSessionId();
+    const w2 = new TraceWriter({ tracesDir: root, sessionId: second });
+    await w2.append(meta(second));
+    const read = await readLatestTrace(root, second);
+    expect(read.ok && read.file.meta.payload.session_id).toBe(second);
+  });
+
   it('writes one line per envelope and skips partials and origin-tagged messages', async () => {
     const id = newSessionId();
     const w = new TraceWriter({ tracesDir: root, sessionId: id });

@@ -37,7 +37,7 @@ describe('defaults', () => {
     expect(c.db_path).toBe('/home/op/.penguin/data/gateway.db');
     expect(c.listen).toEqual({ host: '127.0.0.1', port: 7370 });
     expect(c.approvals.timeout_ms).toBe(3_600_000);
-    expect(c.sessions.idle_evict_ms).toBe(1_800_000);
+    expect(c.sessions).toEqual({ idle_evict_ms: 1_800_000, max_in_memory: 10_000 });
     expect(c.shutdown.grace_ms).toBe(10_000);
     expect(c.logging.level).toBe('info');
     expect(c.telegram).toMatchObject({ enabled: true, configured: false, dm_policy: 'pairing', mode: 'polling', draft_streaming: true, api_root: 'https://api.telegram.org' });
@@ -207,6 +207,8 @@ describe('file errors', () => {
     expect(errs('approvals: {timeout_ms: 1.5}\n')[0]).toMatchObject({ path: 'approvals.timeout_ms', found: '1.5' });
     expect(errs('telegram: {draft_streaming: "yes"}\n')[0]).toMatchObject({ path: 'telegram.draft_streaming', expected: 'true or false', found: '"yes"' });
     expect(errs('routes: {}\n')[0]).toMatchObject({ path: 'routes', expected: 'a list of routes', found: 'a mapping' });
+    expect(errs('sessions: {max_in_memory: 0}\n')[0]).toMatchObject({ path: 'sessions.max_in_memory', expected: 'a number of sessions (an integer >= 1)', found: '0' });
+    expect(errs('sessions: {heap_budget_mb: 8}\n')[0]).toMatchObject({ path: 'sessions.heap_budget_mb', expected: 'a heap size in MB (an integer >= 16)', found: '8' });
   });
 
   it('reports a bad enum value exactly as documented', () => {

@@ -3,7 +3,7 @@
  * config loader fed the public env contract, `createGateway` with the web adapter (plus any extra
  * adapters), and small HTTP helpers that speak to the listener with the admin token.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -32,6 +32,8 @@ export interface HarnessOptions {
   env?: Record<string, string>;
   extra?: (ctx: { config: GatewayConfig }) => PlatformBinding[];
   configFile?: string;
+  /** A gateway.yaml written into the temp home and used as the config file. */
+  configYaml?: string;
   /** Reuse a home (a gateway restart); it is then left in place by close(). */
   home?: string;
   model?: FakeOpenAIServer;
@@ -44,6 +46,8 @@ export interface HarnessOptions {
   scheduler?: GatewayOptions['scheduler'];
   /** Runs on the data root before the gateway starts (e.g. writes schedule files). */
   prepare?: (dataRoot: string) => Promise<void>;
+  /** The heap figures the session manager's memory-pressure eviction reads. */
+  memory?: GatewayOptions['memory'];
 }
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
@@ -62,7 +66,12 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     ...opts.env,
   };
   await opts.prepare?.(env.PENGUIN_HOME);
-  const loaded = loadGatewayConfig({ argv: opts.configFile ? ['--config', opts.configFile] : [], env, cwd: home });
+  let configFile = opts.configFile;
+  if (opts.configYaml !== undefined) {
+    configFile = join(home, 'gateway.yaml');
+    await writeFile(configFile, opts.configYaml);
+  }
+  const loaded = loadGatewayConfig({ argv: configFile ? ['--config', configFile] : [], env, cwd: home });
   if (!loaded.ok) throw new Error(loaded.errors.map((e) => e.message).join('\n'));
   const config = loaded.config;
   const web = new WebAdapter({ streaming: config.web.streaming });
@@ -78,6 +87,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     ...(opts.engineClock ? { engineClock: opts.engineClock } : {}),
     ...(opts.pairingPollMs ? { pairingPollMs: opts.pairingPollMs } : {}),
     ...(opts.scheduler ? { scheduler: opts.scheduler } : {}),
+    ...(opts.memory ? { memory: opts.memory } : {}),
     platforms: ({ store }) => [{ adapter: web, routes: webRoutes(web, { auth: requireAdminToken(store, config.admin_token) }) }, ...(opts.extra?.({ config }) ?? [])],
   });
   const api: Harness['api'] = async (path, init = {}) => {

@@ -1,6 +1,7 @@
 /**
  * Conversation titles reach platforms that show them (ChannelAdapter.setTitle, e.g. Slack assistant
- * threads): the first line of the first message at once, then the model's title after the first reply.
+ * threads): the first line of the first message at once, then the model's title after the first reply;
+ * title requests wait while new conversations are still on their way to their first model request.
  */
 import { turn } from '../../fakes/openai-server';
 import { FakeChatAdapter } from './fake-chat-adapter';
@@ -22,4 +23,17 @@ it('shows the fallback title, then the model title, on the conversation', async 
     { chat: 'telegram:42:-', title: 'plan the release' },
     { chat: 'telegram:42:-', title: 'A short title' },
   ]);
+});
+
+it('asks for no title while a burst of new conversations is still on its way to their first answers', async () => {
+  const chat = new FakeChatAdapter();
+  const users = Array.from({ length: 30 }, (_, i) => String(100 + i));
+  h = await startHarness({ extra: () => [{ adapter: chat }], env: { PENGUIN_ALLOW_USERS: users.map((u) => `telegram:${u}`).join(',') } });
+  await Promise.all(users.map((u, i) => chat.inject(chat.dm({ id: u }, `question number ${i}`, `e${i}`))));
+  await h.waitFor('every model title', () => chat.titles.filter((t) => t.title === 'A short title').length === users.length);
+  const tooled = h.model.requests.map((r, i) => ((r.body as { tools?: unknown[] }).tools?.length ? i : -1)).filter((i) => i >= 0);
+  const titles = h.model.requests.map((r, i) => ((r.body as { tools?: unknown[] }).tools?.length ? -1 : i)).filter((i) => i >= 0);
+  expect(tooled).toHaveLength(users.length);
+  expect(titles).toHaveLength(users.length);
+  expect(Math.max(...tooled)).toBeLessThan(Math.min(...titles));
 });

@@ -3,12 +3,14 @@
  * tools, within `connectTimeoutMs` and the caller's abort signal; a failure closes whatever was started
  * and rejects with a message that includes the tail of a stdio server's stderr. Stdio servers get the
  * host env (by the Session's env policy) plus their own `env`, never the Vault, and run in `cwd` (default: the Workspace).
+ * The SDK is required at the first connection, so a process whose agents name no MCP server never loads it.
  */
 import * as path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type * as SseModule from '@modelcontextprotocol/sdk/client/sse.js';
+import type * as StdioModule from '@modelcontextprotocol/sdk/client/stdio.js';
+import type * as HttpModule from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type * as ClientModule from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../async-utils';
@@ -35,6 +37,7 @@ export interface ConnectContext {
 
 function makeTransport(spec: McpServerSpec, c: ConnectContext, stderr: { text: string }): Transport {
   if (spec.transport === 'stdio') {
+    const { StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio.js') as typeof StdioModule;
     const t = new StdioClientTransport({
       command: spec.command,
       args: spec.args,
@@ -48,9 +51,12 @@ function makeTransport(spec: McpServerSpec, c: ConnectContext, stderr: { text: s
     return t;
   }
   const requestInit = { headers: spec.headers };
-  return spec.transport === 'sse'
-    ? new SSEClientTransport(new URL(spec.url), { requestInit })
-    : new StreamableHTTPClientTransport(new URL(spec.url), { requestInit });
+  if (spec.transport === 'sse') {
+    const { SSEClientTransport } = require('@modelcontextprotocol/sdk/client/sse.js') as typeof SseModule;
+    return new SSEClientTransport(new URL(spec.url), { requestInit });
+  }
+  const { StreamableHTTPClientTransport } = require('@modelcontextprotocol/sdk/client/streamableHttp.js') as typeof HttpModule;
+  return new StreamableHTTPClientTransport(new URL(spec.url), { requestInit });
 }
 
 async function listAllTools(client: Client, signal: AbortSignal, timeout: number): Promise<Tool[]> {
@@ -66,6 +72,7 @@ async function listAllTools(client: Client, signal: AbortSignal, timeout: number
 
 export async function connectServer(spec: McpServerSpec, c: ConnectContext): Promise<McpConnection> {
   const stderr = { text: '' };
+  const { Client } = require('@modelcontextprotocol/sdk/client/index.js') as typeof ClientModule;
   const client = new Client(CLIENT_INFO, { capabilities: {} });
   client.onerror = () => undefined;
   const attempt = new AbortController();

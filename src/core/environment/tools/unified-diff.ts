@@ -3,8 +3,13 @@
  * labels) and the approval-card preview (hunks only). A missing final newline is not a difference and gets
  * no marker; CR stays part of a line. The search is bounded by edit length and time so an unrelated rewrite
  * or pathological input cannot stall the process: past the bound the diff is "all removed, then all added".
+ * jsdiff is required at the first diff, not when a chat adapter that may preview one is loaded.
  */
-import { diffArrays, formatPatch, OMIT_HEADERS, structuredPatch, type StructuredPatch } from 'diff';
+import type * as Jsdiff from 'diff';
+import type { StructuredPatch } from 'diff';
+
+let loaded: typeof Jsdiff | undefined;
+const jsdiff = (): typeof Jsdiff => (loaded ??= require('diff') as typeof Jsdiff);
 
 type Op = { t: ' ' | '-' | '+'; line: string };
 
@@ -26,7 +31,7 @@ const wholesale = (a: string[], b: string[]): Op[] => [
 
 /** Per-line edit script from `a` to `b`. */
 export function diffLines(a: string[], b: string[]): Op[] {
-  const changes = diffArrays(a, b, SEARCH_BOUND);
+  const changes = jsdiff().diffArrays(a, b, SEARCH_BOUND);
   if (!changes) return wholesale(a, b);
   return changes.flatMap((c) => c.value.map((line): Op => ({ t: c.added ? '+' : c.removed ? '-' : ' ', line })));
 }
@@ -46,9 +51,9 @@ function wholesalePatch(oldText: string, newText: string): StructuredPatch {
 export function unifiedHunks(oldText: string, newText: string, context: number): string {
   const options = { context, ...SEARCH_BOUND };
   const patch =
-    structuredPatch('', '', withFinalNewline(oldText), withFinalNewline(newText), undefined, undefined, options) ??
+    jsdiff().structuredPatch('', '', withFinalNewline(oldText), withFinalNewline(newText), undefined, undefined, options) ??
     wholesalePatch(oldText, newText);
-  return patch.hunks.length === 0 ? '' : formatPatch(patch, OMIT_HEADERS).slice(0, -1);
+  return patch.hunks.length === 0 ? '' : jsdiff().formatPatch(patch, jsdiff().OMIT_HEADERS).slice(0, -1);
 }
 
 /**

@@ -1,8 +1,10 @@
 /**
  * The journal file (`<PENGUIN_HOME>/gateway-journal.jsonl`, mode 0600): append-only, one entry per line,
- * each entry one O_APPEND write so the gateway and a CLI command can append at once without interleaving.
- * Appends are serialized and resolve once the line is written; a torn last line left by a crash is closed
- * with a newline before the next append. `read` is tolerant: bad lines are reported with their number.
+ * whole lines per O_APPEND write so the gateway and a CLI command can append at once without interleaving.
+ * Appends are serialized and each resolves once its line is written; entries appended while a write is in
+ * flight go out together in the next one (a burst of new conversations is a few writes, not one each). A
+ * torn last line left by a crash is closed with a newline before the next append. `read` is tolerant: bad
+ * lines are reported with their number.
  */
 import { appendFile, open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -17,26 +19,54 @@ export interface JournalRead {
   problems: { path: string; message: string }[];
 }
 
+interface Waiting {
+  lines: string;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
 export class JournalFile {
-  private tail: Promise<void> = Promise.resolve();
+  private waiting: Waiting[] = [];
+  private writing = false;
   private checkedTail = false;
 
   constructor(readonly path: string) {}
 
   /** Rejects when the line could not be written (the caller must not report the change as kept). */
   append(entry: JournalEntry): Promise<void> {
-    const run = this.tail.then(() => this.write(entry));
-    this.tail = run.catch(() => undefined);
-    return run;
+    return this.appendAll([entry]);
   }
 
-  private async write(entry: JournalEntry): Promise<void> {
+  /** Several entries in one write, in order: all written, or the call rejects. */
+  appendAll(entries: readonly JournalEntry[]): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ lines: entries.map((e) => `${JSON.stringify(e)}\n`).join(''), resolve, reject });
+      if (!this.writing) void this.pump();
+    });
+  }
+
+  private async pump(): Promise<void> {
+    this.writing = true;
+    while (this.waiting.length > 0) {
+      const batch = this.waiting;
+      this.waiting = [];
+      try {
+        await this.write(batch.map((w) => w.lines).join(''));
+        for (const w of batch) w.resolve();
+      } catch (err) {
+        for (const w of batch) w.reject(err);
+      }
+    }
+    this.writing = false;
+  }
+
+  private async write(lines: string): Promise<void> {
     let prefix = '';
     if (!this.checkedTail) {
       prefix = (await endsTorn(this.path)) ? '\n' : '';
       this.checkedTail = true;
     }
-    await appendFile(this.path, `${prefix}${JSON.stringify(entry)}\n`, { mode: 0o600 });
+    await appendFile(this.path, `${prefix}${lines}`, { mode: 0o600 });
   }
 
   async read(): Promise<JournalRead> {

@@ -4,23 +4,31 @@
  * only once both hold it; so a lost or corrupt gateway.db loses nothing `reindex` cannot restore. Reads,
  * trace-derived writes and coordination state (status, deliveries, approvals, inbound ids) pass through.
  */
-import type { GatewayStore, SessionPatch } from '../types';
+import type { GatewayStore, SessionPatch, SessionRow } from '../types';
 import type { JournalEntry } from './entries';
 import type { JournalFile } from './journal-file';
 
 const DURABLE_PATCH = ['route', 'platform', 'binding_key', 'title', 'approval_mode'] as const;
 
-export function journaled(store: GatewayStore, journal: Pick<JournalFile, 'append'>, now: () => number = Date.now): GatewayStore {
+const sessionEntry = (row: SessionRow): JournalEntry => ({
+  t: 'session', at: row.created_at, session_id: row.session_id, project_id: row.project_id, agent_id: row.agent_id, route: row.route,
+  platform: row.platform, binding_key: row.binding_key, title: row.title, approval_mode: row.approval_mode, created_at: row.created_at,
+});
+
+export function journaled(store: GatewayStore, journal: Pick<JournalFile, 'append' | 'appendAll'>, now: () => number = Date.now): GatewayStore {
   const log = (e: JournalEntry) => journal.append(e);
   return {
     ...store,
 
     async createSession(s) {
       const row = await store.createSession(s);
-      await log({
-        t: 'session', at: row.created_at, session_id: row.session_id, project_id: row.project_id, agent_id: row.agent_id, route: row.route,
-        platform: row.platform, binding_key: row.binding_key, title: row.title, approval_mode: row.approval_mode, created_at: row.created_at,
-      });
+      await log(sessionEntry(row));
+      return row;
+    },
+
+    async openSession(s) {
+      const row = await store.openSession(s);
+      await journal.appendAll([sessionEntry(row), { t: 'bind', at: now(), binding_key: s.binding_key, session_id: row.session_id }]);
       return row;
     },
 

@@ -11,17 +11,38 @@ const PATCHABLE = ['route', 'platform', 'binding_key', 'title', 'status', 'appro
 
 export function sessionMethods(q: Sql): SessionStore {
   const get = (id: string) => q.get<SessionRow>('SELECT * FROM sessions WHERE session_id = ?', id);
+  const insert = (t: Sql, s: NewSession) => {
+    const at = s.created_at ?? q.now();
+    return t.get<SessionRow>(
+      `INSERT INTO sessions (session_id, project_id, agent_id, parent_session_id, route, platform, binding_key, title, status, approval_mode,
+         created_at, updated_at, last_active_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+      s.session_id, s.project_id, s.agent_id, s.parent_session_id ?? null, s.route ?? null, s.platform ?? null, s.binding_key ?? null,
+      s.title ?? null, s.status ?? 'idle', s.approval_mode ?? 'read-only', at, at, at,
+    );
+  };
+  const bind = async (t: Sql, key: string, sessionId: string) => {
+    const at = q.now();
+    await t.run('UPDATE sessions SET binding_key = NULL, updated_at = ? WHERE binding_key = ? AND session_id <> ?', at, key, sessionId);
+    await t.run('UPDATE sessions SET binding_key = ?, updated_at = ? WHERE session_id = ? AND binding_key IS DISTINCT FROM ?', key, at, sessionId, key);
+    await t.run(
+      `INSERT INTO bindings (binding_key, session_id, updated_at) VALUES (?, ?, ?)
+       ON CONFLICT (binding_key) DO UPDATE SET session_id = excluded.session_id, updated_at = excluded.updated_at`,
+      key, sessionId, at,
+    );
+  };
   return {
     async createSession(s: NewSession) {
-      const at = s.created_at ?? q.now();
-      const row = await q.get<SessionRow>(
-        `INSERT INTO sessions (session_id, project_id, agent_id, parent_session_id, route, platform, binding_key, title, status, approval_mode,
-           created_at, updated_at, last_active_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
-        s.session_id, s.project_id, s.agent_id, s.parent_session_id ?? null, s.route ?? null, s.platform ?? null, s.binding_key ?? null,
-        s.title ?? null, s.status ?? 'idle', s.approval_mode ?? 'read-only', at, at, at,
-      );
-      return row!;
+      return (await insert(q, s))!;
+    },
+
+    async openSession(s) {
+      // one transaction: a crash never leaves a session its conversation is not bound to
+      return q.tx(async (t) => {
+        const row = await insert(t, s);
+        await bind(t, s.binding_key, s.session_id);
+        return row!;
+      });
     },
 
     async getSession(id) {
@@ -86,16 +107,7 @@ export function sessionMethods(q: Sql): SessionStore {
     },
 
     async bind(key, sessionId) {
-      const at = q.now();
-      await q.tx(async (t) => {
-        await t.run('UPDATE sessions SET binding_key = NULL, updated_at = ? WHERE binding_key = ? AND session_id <> ?', at, key, sessionId);
-        await t.run('UPDATE sessions SET binding_key = ?, updated_at = ? WHERE session_id = ? AND binding_key IS DISTINCT FROM ?', key, at, sessionId, key);
-        await t.run(
-          `INSERT INTO bindings (binding_key, session_id, updated_at) VALUES (?, ?, ?)
-           ON CONFLICT (binding_key) DO UPDATE SET session_id = excluded.session_id, updated_at = excluded.updated_at`,
-          key, sessionId, at,
-        );
-      });
+      await q.tx((t) => bind(t, key, sessionId));
     },
 
     async resolveBinding(key) {
