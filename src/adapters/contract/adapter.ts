@@ -65,6 +65,11 @@ export interface ChannelAdapter {
   startConversation?(target: DeliveryTarget, content: OutboundContent): Promise<MessageRef>;
   /** Buckets `startConversation` on `target` draws from (broadest first), for the rate governor; never throws. Absent = none. */
   startConversationScopes?(target: DeliveryTarget): RateScope[];
+  /**
+   * Why a delivery to `target` cannot work, from what the adapter already knows (no platform call): e.g. a
+   * Slack target in another workspace. Undefined when nothing is known to be wrong; never throws.
+   */
+  deliveryProblem?(target: DeliveryTarget): string | undefined;
 }
 
 /** The writer's view of one conversation on an adapter. */

@@ -233,6 +233,11 @@ export class DiscordAdapter implements ChannelAdapter {
     return this.starter.start(target, content);
   }
 
+  /** A target whose channel the adapter has seen in another guild, or of a kind no delivery can use. */
+  deliveryProblem(target: DeliveryTarget): string | undefined {
+    return this.starter.problemOf(target);
+  }
+
   /** The first message of a delivery draws on the channel's post budget like any post there. */
   startConversationScopes(target: DeliveryTarget): RateScope[] {
     return target.platform === 'discord' ? this.rateScopes(discordThread(target.guild, target.channel), 'post') : [];

@@ -36,17 +36,26 @@ export interface StarterDeps {
 export class ConversationStarter {
   constructor(private readonly o: StarterDeps) {}
 
+  /** What is wrong with a target, judged from a known channel (undefined: fine, or not known yet). */
+  problemOf(target: DeliveryTarget, known = target.platform === 'discord' ? this.o.directory.get(target.channel) : undefined): string | undefined {
+    if (target.platform !== 'discord') return `the Discord adapter cannot deliver to a ${target.platform} target`;
+    const channel = known;
+    if (!channel) return undefined;
+    const { guild } = target;
+    if (channel.guildId !== guild) return channel.guildId === undefined ? `channel ${channel.id} is not a channel of guild ${guild}` : `channel ${channel.id} is in guild ${channel.guildId}, not in guild ${guild}`;
+    if (!isThread(channel.type) && !takesThreads(channel.type)) {
+      return `channel ${channel.id} is a ${UNFIT_KINDS[channel.type] ?? `channel of type ${channel.type}`}; a delivery needs a text or announcement channel, or a thread`;
+    }
+    return undefined;
+  }
+
   async start(target: DeliveryTarget, content: OutboundContent): Promise<MessageRef> {
     if (target.platform !== 'discord') throw badTarget(`the Discord adapter cannot deliver to a ${target.platform} target`);
     const { guild } = target;
     const channel = await this.channel(target.channel);
-    if (channel.guildId !== guild) {
-      throw badTarget(channel.guildId === undefined ? `channel ${channel.id} is not a channel of guild ${guild}` : `channel ${channel.id} is in guild ${channel.guildId}, not in guild ${guild}`);
-    }
+    const problem = this.problemOf(target, channel);
+    if (problem) throw badTarget(problem);
     if (isThread(channel.type)) return this.o.outbound.postNew(discordThread(guild, channel.parentId ?? channel.id, channel.id), content);
-    if (!takesThreads(channel.type)) {
-      throw badTarget(`channel ${channel.id} is a ${UNFIT_KINDS[channel.type] ?? `channel of type ${channel.type}`}; a delivery needs a text or announcement channel, or a thread`);
-    }
     const first = await this.o.outbound.postNew(discordThread(guild, channel.id), content);
     const thread = discordThread(guild, channel.id, first.messageId);
     this.o.threads.plan(thread, { parent: channel.id, starter: first.messageId, name: threadName(toPlainText(content.text), 'Scheduled run'), onReply: false });

@@ -236,6 +236,17 @@ export class SlackAdapter implements ChannelAdapter {
     return target.platform === 'slack' ? slackPostScopes(target.team, target.channel) : [];
   }
 
+  /** A target in another workspace than the bot's, known once connected (channel membership needs a call). */
+  deliveryProblem(target: DeliveryTarget): string | undefined {
+    if (!this.identity) return undefined;
+    try {
+      deliveryChannel(target, this.identity);
+      return undefined;
+    } catch (err) {
+      return (err as Error).message;
+    }
+  }
+
   typing(thread: ThreadRef): Promise<void> {
     return this.outbound.typing(thread);
   }

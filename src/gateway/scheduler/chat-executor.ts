@@ -56,7 +56,8 @@ export class ChatExecutor implements FireExecutor {
     const adapter = this.o.adapterFor(t.platform);
     if (!adapter) return `deliver_to ${formatDeliveryTarget(t)}: ${this.o.whyAbsent(t.platform)}`;
     if (!targetThread(t) && !adapter.startConversation) return `deliver_to ${formatDeliveryTarget(t)}: the ${t.platform} adapter of this gateway cannot start conversations in a channel`;
-    return undefined;
+    const known = adapter.deliveryProblem?.(t);
+    return known === undefined ? undefined : `deliver_to ${formatDeliveryTarget(t)}: ${known}`;
   }
 
   async fire(req: FireRequest): Promise<FireOutcome> {

@@ -130,6 +130,10 @@ describe('other targets', () => {
 
     const wrongGuild = await failure(() => a.startConversation({ platform: 'discord', guild: one, channel: elsewhere }, content('x')));
     expect([wrongGuild.classification, wrongGuild.message]).toEqual([{ kind: 'surface', reason: 'invalid_request' }, `channel ${elsewhere} is in guild ${two}, not in guild ${one}`]);
+    // now that the channel is known, the same problem shows before any run, without a call
+    expect(a.deliveryProblem({ platform: 'discord', guild: one, channel: elsewhere })).toBe(wrongGuild.message);
+    expect(a.deliveryProblem({ platform: 'discord', guild: two, channel: elsewhere })).toBeUndefined();
+    expect(a.deliveryProblem({ platform: 'discord', guild: one, channel: '999999999999999999' })).toBeUndefined();
 
     h.server.setBotPermissions('general', { deny: ['ViewChannel'] });
     const hidden = await failure(() => a.startConversation(target('general', one), content('x')));

@@ -116,6 +116,16 @@ describe('startConversation', () => {
     expect((await refusal(adapter.startConversation({ platform: 'discord', guild: '1', channel: '2' }, content('x')))).classification.kind).toBe('surface');
   });
 
+  it('names a target in another workspace as a delivery problem before any run, and nothing before it connects', async () => {
+    const idle = await startSlackHarness({ rateLimits: false });
+    expect((await idle.httpAdapter()).deliveryProblem({ platform: 'slack', team: 'T0OTHER99', channel: idle.server.defaultChannel })).toBeUndefined();
+    await idle.cleanup();
+    const { adapter } = await running();
+    expect(adapter.deliveryProblem({ platform: 'slack', team: h.server.team.id, channel: h.server.defaultChannel })).toBeUndefined();
+    expect(adapter.deliveryProblem({ platform: 'slack', team: 'T0OTHER99', channel: h.server.defaultChannel })).toBe(`slack:T0OTHER99:${h.server.defaultChannel} is in workspace T0OTHER99, but this gateway's Slack bot is installed in ${h.server.team.id} (${h.server.team.name})`);
+    expect(h.server.callsTo('chat.postMessage')).toHaveLength(0);
+  });
+
   it('refuses before start: there is no workspace to check the target against', async () => {
     h = await startSlackHarness({ rateLimits: false });
     const adapter = await h.httpAdapter();

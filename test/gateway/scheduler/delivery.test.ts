@@ -258,6 +258,17 @@ describe('channel targets (Slack, Discord)', () => {
     expect(slack.posted).toEqual([]);
   });
 
+  it('show what the adapter knows is wrong with the target as the delivery problem, and fail its runs with it, posting nothing', async () => {
+    const slack = fakeChannelAdapter();
+    slack.deliveryProblem = (t) => (t.platform === 'slack' && t.team !== 'T9' ? `slack:${t.team}:${t.channel} is in workspace ${t.team}, but the bot is installed in T9` : undefined);
+    h = await startOnChannel(slack);
+    const run = await finishedRun(h, 'eng');
+    expect(run).toMatchObject({ status: 'failed', error: 'deliver_to slack:T0123ABCD:C0456EFGH: slack:T0123ABCD:C0456EFGH is in workspace T0123ABCD, but the bot is installed in T9' });
+    const [view] = (await h.api('/api/schedules')).body.schedules;
+    expect(view.delivery_problem).toBe(run.error);
+    expect(slack.posted).toEqual([]);
+  });
+
   it("fail a run whose conversation the platform refused with the adapter's reason", async () => {
     const slack = fakeChannelAdapter();
     slack.startConversation = async () => {
