@@ -13,6 +13,7 @@ import { DISCORD_COMMANDS } from '../../src/adapters/discord/commands';
 import { FakeDiscordServer, type FakeDiscordOptions, type MessageView } from '../fakes/discord-server';
 import { FakeOpenAIServer, turn } from '../fakes/openai-server';
 import { killAllGateways, spawnGateway, type GatewayProcess } from './gateway-process';
+import { adminRequest } from './admin-request';
 
 export const ADMIN_TOKEN = 'e2e-admin-token-0123456789abcdef';
 export const MODEL_KEY = 'sk-e2e';
@@ -98,15 +99,7 @@ export async function openDiscordWorld(o: DiscordWorldOptions = {}): Promise<Dis
         }, 15_000, `the bot connected (gateway output:\n${gw.output()})`);
         return gw;
       },
-      async admin(path, init = {}) {
-        const res = await fetch(`${world.gw.url}${path}`, {
-          method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
-          headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-          ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
-        });
-        const text = await res.text();
-        return { status: res.status, body: text ? JSON.parse(text) : undefined };
-      },
+      admin: (path, init) => adminRequest(world.gw.url, ADMIN_TOKEN, path, init),
       async close() {
         if (closed) return;
         closed = true;

@@ -13,6 +13,7 @@ import { FakeOpenAIServer, turn } from '../fakes/openai-server';
 import { buttonsOf } from '../fakes/slack-blocks';
 import { FakeSlackServer, type FakeSlackOptions, type SlackMessageView } from '../fakes/slack-server';
 import { killAllGateways, spawnGateway, type GatewayProcess } from './gateway-process';
+import { adminRequest } from './admin-request';
 
 export const ADMIN_TOKEN = 'e2e-admin-token-0123456789abcdef';
 export const MODEL_KEY = 'sk-e2e';
@@ -96,15 +97,7 @@ export async function openSlackWorld(o: SlackWorldOptions = {}): Promise<SlackWo
         await waitReady(current);
         return current;
       },
-      async admin(path, init = {}) {
-        const res = await fetch(`${world.gw.url}${path}`, {
-          method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
-          headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-          ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
-        });
-        const text = await res.text();
-        return { status: res.status, body: text ? JSON.parse(text) : undefined };
-      },
+      admin: (path, init) => adminRequest(world.gw.url, ADMIN_TOKEN, path, init),
       async close() {
         if (closed) return;
         closed = true;

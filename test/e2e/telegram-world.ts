@@ -15,6 +15,7 @@ import { isInlineKeyboard } from '../fakes/telegram-markup';
 import type { MessageView } from '../fakes/telegram-store';
 import { FakeTelegramServer, type FakeTelegramOptions } from '../fakes/telegram-server';
 import { GATEWAY_CLI, killAllGateways, spawnGateway, type GatewayProcess } from './gateway-process';
+import { adminRequest } from './admin-request';
 
 export const ADMIN_TOKEN = 'e2e-admin-token-0123456789abcdef';
 export const MODEL_KEY = 'sk-e2e';
@@ -111,15 +112,7 @@ export async function openWorld(o: WorldOptions = {}): Promise<World> {
         current = await spawnGateway({ dir, env });
         return current;
       },
-      async admin(path, init = {}) {
-        const res = await fetch(`${world.gw.url}${path}`, {
-          method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
-          headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-          ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
-        });
-        const text = await res.text();
-        return { status: res.status, body: text ? JSON.parse(text) : undefined };
-      },
+      admin: (path, init) => adminRequest(world.gw.url, ADMIN_TOKEN, path, init),
       cli(args) {
         return new Promise((done) => {
           execFile(process.execPath, [GATEWAY_CLI, ...args], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, ...env }, cwd: dir }, (err, stdout, stderr) => {

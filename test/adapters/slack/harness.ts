@@ -4,54 +4,14 @@
  * 127.0.0.1, the way the gateway mounts them) or Socket Mode, and a recording inbound handler with
  * event-driven waits. `cleanup()` stops every adapter, listener and the fake.
  */
-import { EventEmitter } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import type { ActionEvent, InboundHandler, InboundMessage } from '../../../src/adapters/contract/messages';
 import { SlackAdapter, type SlackAdapterDeps } from '../../../src/adapters/slack/adapter';
 import type { SlackAdapterConfig } from '../../../src/adapters/slack/config';
 import { FakeSlackServer, type FakeSlackOptions } from '../../fakes/slack-server';
 
-/** Records what the adapter delivers; hooks let a test act on an event (e.g. answer a click). */
-export class RecordingHandler extends EventEmitter implements InboundHandler {
-  readonly messages: InboundMessage[] = [];
-  readonly actions: ActionEvent[] = [];
-  onActionHook?: (a: ActionEvent) => Promise<void>;
-
-  async onMessage(m: InboundMessage): Promise<void> {
-    this.messages.push(m);
-    this.emit('event');
-  }
-
-  async onAction(a: ActionEvent): Promise<void> {
-    await this.onActionHook?.(a);
-    this.actions.push(a);
-    this.emit('event');
-  }
-
-  waitFor<T>(predicate: () => T | undefined | false, label: string, timeoutMs = 5_000): Promise<T> {
-    const first = predicate();
-    if (first) return Promise.resolve(first);
-    return new Promise<T>((resolve, reject) => {
-      const check = () => {
-        const v = predicate();
-        if (!v) return;
-        done();
-        resolve(v);
-      };
-      const timer = setTimeout(() => {
-        done();
-        reject(new Error(`timed out waiting for ${label}; got ${this.messages.length} messages, ${this.actions.length} actions`));
-      }, timeoutMs);
-      const done = () => {
-        clearTimeout(timer);
-        this.off('event', check);
-      };
-      this.on('event', check);
-    });
-  }
-}
+export { RecordingHandler } from '../helpers/recording-handler';
 
 export interface SlackHarness {
   server: FakeSlackServer;
