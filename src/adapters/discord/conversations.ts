@@ -37,9 +37,8 @@ export class ConversationStarter {
   constructor(private readonly o: StarterDeps) {}
 
   /** What is wrong with a target, judged from a known channel (undefined: fine, or not known yet). */
-  problemOf(target: DeliveryTarget, known = target.platform === 'discord' ? this.o.directory.get(target.channel) : undefined): string | undefined {
+  problemOf(target: DeliveryTarget, channel = target.platform === 'discord' ? this.o.directory.get(target.channel) : undefined): string | undefined {
     if (target.platform !== 'discord') return `the Discord adapter cannot deliver to a ${target.platform} target`;
-    const channel = known;
     if (!channel) return undefined;
     const { guild } = target;
     if (channel.guildId !== guild) return channel.guildId === undefined ? `channel ${channel.id} is not a channel of guild ${guild}` : `channel ${channel.id} is in guild ${channel.guildId}, not in guild ${guild}`;
