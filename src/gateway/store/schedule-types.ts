@@ -22,6 +22,8 @@ export interface ScheduleRunRow {
   duration_ms: number | null;
   error: string | null;
   created_at: number;
+  /** The gateway instance that fired or adopted it; null for a run the CLI queued and nobody took yet. */
+  instance_id: string | null;
 }
 export interface ScheduleRef {
   schedule_name: string;
@@ -37,13 +39,18 @@ export interface ScheduleGrant extends ScheduleRef {
 }
 export interface ScheduleStore {
   /** Records a slot as `queued` or `missed`; undefined when that slot already has a run. */
-  addScheduleRun(ref: ScheduleRef, slot: number, status: 'queued' | 'missed', at?: number, extra?: { kind?: ScheduleRunKind; error?: string | null }): Promise<ScheduleRunRow | undefined>;
+  addScheduleRun(ref: ScheduleRef, slot: number, status: 'queued' | 'missed', at?: number, extra?: { kind?: ScheduleRunKind; error?: string | null; instance_id?: string | null }): Promise<ScheduleRunRow | undefined>;
+  /** Takes a queued run nobody took yet for `instanceId`; false when another instance was first. */
+  claimScheduleRun(id: number, instanceId: string): Promise<boolean>;
   getScheduleRun(id: number): Promise<ScheduleRunRow | undefined>;
   startScheduleRun(id: number, sessionId: string | null, at?: number): Promise<ScheduleRunRow | undefined>;
   /** `missed`: a queued fire that never started (its schedule was disabled or removed first). */
   finishScheduleRun(id: number, status: 'completed' | 'failed' | 'missed', error?: string | null, at?: number): Promise<ScheduleRunRow | undefined>;
   /** At start-up: queued and running runs of a dead process become failed with `error`; returns them. */
-  failUnfinishedScheduleRuns(error: string, at?: number): Promise<ScheduleRunRow[]>;
+  /** Runs still queued or running are failed with `error`, except those fired by the instances in `keep` (live peers). */
+  failUnfinishedScheduleRuns(error: string, at?: number, keep?: readonly string[]): Promise<ScheduleRunRow[]>;
+  /** Runs still queued or running that these (dead) instances fired are failed with `error`. */
+  failScheduleRunsOf(instances: readonly string[], error: string, at?: number): Promise<ScheduleRunRow[]>;
   /** Newest slot first. */
   listScheduleRuns(filter?: Partial<ScheduleRef> & { status?: ScheduleRunStatus; limit?: number }): Promise<ScheduleRunRow[]>;
   /** The schedules were watched up to `at` (a later start counts their slots after it as missed). */

@@ -4,6 +4,7 @@
  * caller needs a transaction handle. Times are epoch milliseconds; ids of people are `platform:user_id`.
  * Traces stay the truth: sessions and usage can be rebuilt from them (reindex.ts).
  */
+import type { ClusterStore } from './cluster-types';
 import type { DeliveryStore } from './delivery-types';
 import type { ScheduleStore } from './schedule-types';
 import type { MigrationReport } from './migrations/runner';
@@ -106,8 +107,11 @@ export interface SessionStore {
   listSessions(filter?: SessionFilter): Promise<SessionRow[]>;
   /** Removes the session, its bindings and approvals (usage and deliveries stay: they are the ledger). */
   deleteSession(sessionId: string): Promise<boolean>;
-  /** At start-up: every session left `running`/`compacting` by a dead process goes back to idle; returns their ids. */
-  resetBusySessions(): Promise<string[]>;
+  /**
+   * At start-up: every session left `running`/`compacting` by a dead process goes back to idle (with `keys`,
+   * only those of these conversations and their subagents: a dead peer instance's); returns their ids.
+   */
+  resetBusySessions(keys?: ReadonlySet<string>): Promise<string[]>;
   /** Inserts or refreshes the trace-derived columns, keeping the gateway's own. */
   upsertTracedSession(s: TracedSession): Promise<void>;
   /** Reindex: writes the gateway's own columns and creation time as the journal recorded them, creating the row if needed. */
@@ -343,8 +347,10 @@ export interface AdminTokenStore {
   revokeAdminTokenHash(hash: string): Promise<boolean>;
 }
 
+export type { ClusterStore, InstanceRow, MailRow, Takeover } from './cluster-types';
+
 export interface GatewayStore
-  extends SessionStore, ApprovalStore, UsageStore, TaskRunStore, DeliveryStore, InboundStore, ScheduleStore, AccessStore, AdminTokenStore {
+  extends SessionStore, ApprovalStore, UsageStore, TaskRunStore, DeliveryStore, InboundStore, ScheduleStore, AccessStore, AdminTokenStore, ClusterStore {
   close(): Promise<void>;
 }
 

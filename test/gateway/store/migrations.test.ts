@@ -15,7 +15,7 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const TABLES = [
-  'admin_tokens', 'allowlist', 'approvals', 'bindings', 'deliveries', 'delivery_events', 'inbound_events', 'pairing_requests',
+  'admin_tokens', 'allowlist', 'approvals', 'bindings', 'cluster_mailbox', 'conversation_owners', 'deliveries', 'delivery_events', 'inbound_events', 'instances', 'pairing_requests',
   'schedule_grants', 'schedule_runs', 'schedule_watch', 'schema_migrations', 'sessions', 'task_runs', 'usage',
 ];
 const next: Migration = { version: MIGRATIONS.length + 1, name: 'add_notes', sql: 'CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL);' };

@@ -7,6 +7,7 @@ import type { GatewayStore } from '../types';
 import { accessMethods } from './access';
 import { adminTokenMethods } from './admin-tokens';
 import { approvalMethods } from './approvals';
+import { clusterMethods } from './cluster';
 import { deliveryMethods } from './deliveries';
 import { guarded } from './guard';
 import { inboundMethods } from './inbound';
@@ -25,5 +26,6 @@ export function storeMethods(q: Sql, dialect: Dialect): Omit<GatewayStore, 'clos
     ...guarded(scheduleMethods(q), dialect),
     ...guarded(accessMethods(q), dialect),
     ...guarded(adminTokenMethods(q), dialect),
+    ...guarded(clusterMethods(q), dialect),
   };
 }

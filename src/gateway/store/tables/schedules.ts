@@ -12,10 +12,14 @@ export function scheduleMethods(q: Sql): ScheduleStore {
   return {
     async addScheduleRun(ref, slot, status, at, extra = {}) {
       return q.get<ScheduleRunRow>(
-        `INSERT INTO schedule_runs (schedule_name, project_id, agent_id, slot, status, kind, error, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        `INSERT INTO schedule_runs (schedule_name, project_id, agent_id, slot, status, kind, error, created_at, instance_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT DO NOTHING RETURNING *`,
-        ref.schedule_name, ref.project_id, ref.agent_id, slot, status, extra.kind ?? 'slot', extra.error ?? null, at ?? q.now(),
+        ref.schedule_name, ref.project_id, ref.agent_id, slot, status, extra.kind ?? 'slot', extra.error ?? null, at ?? q.now(), extra.instance_id ?? null,
       );
+    },
+
+    async claimScheduleRun(id, instanceId) {
+      return (await q.run(`UPDATE schedule_runs SET instance_id = ? WHERE id = ? AND instance_id IS NULL AND status = 'queued'`, instanceId, id)) === 1;
     },
 
     async getScheduleRun(id) {
@@ -31,11 +35,22 @@ export function scheduleMethods(q: Sql): ScheduleStore {
       return q.get<ScheduleRunRow>(`UPDATE schedule_runs SET status = ?, error = ?, ended_at = ?, ${DURATION} WHERE id = ? RETURNING *`, status, error ?? null, end, end, id);
     },
 
-    async failUnfinishedScheduleRuns(error, at) {
+    async failUnfinishedScheduleRuns(error, at, keep = []) {
+      const end = at ?? q.now();
+      const spare = keep.length > 0 ? ` AND (instance_id IS NULL OR instance_id NOT IN (${keep.map(() => '?').join(', ')}))` : '';
+      const rows = await q.all<ScheduleRunRow>(
+        `UPDATE schedule_runs SET status = 'failed', error = ?, ended_at = ?, ${DURATION} WHERE status IN ('queued', 'running')${spare} RETURNING *`,
+        error, end, end, ...keep,
+      );
+      return sortedBy(rows, 'id');
+    },
+
+    async failScheduleRunsOf(instances, error, at) {
+      if (instances.length === 0) return [];
       const end = at ?? q.now();
       const rows = await q.all<ScheduleRunRow>(
-        `UPDATE schedule_runs SET status = 'failed', error = ?, ended_at = ?, ${DURATION} WHERE status IN ('queued', 'running') RETURNING *`,
-        error, end, end,
+        `UPDATE schedule_runs SET status = 'failed', error = ?, ended_at = ?, ${DURATION} WHERE status IN ('queued', 'running') AND instance_id IN (${instances.map(() => '?').join(', ')}) RETURNING *`,
+        error, end, end, ...instances,
       );
       return sortedBy(rows, 'id');
     },

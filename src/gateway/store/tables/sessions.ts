@@ -77,9 +77,23 @@ export function sessionMethods(q: Sql): SessionStore {
       return (await q.run('DELETE FROM sessions WHERE session_id = ?', id)) > 0;
     },
 
-    async resetBusySessions() {
-      const rows = await q.all<{ session_id: string }>(`UPDATE sessions SET status = 'idle', updated_at = ? WHERE status <> 'idle' RETURNING session_id`, q.now());
-      return sortedBy(rows, 'session_id').map((r) => r.session_id);
+    async resetBusySessions(keys) {
+      if (keys === undefined) {
+        const rows = await q.all<{ session_id: string }>(`UPDATE sessions SET status = 'idle', updated_at = ? WHERE status <> 'idle' RETURNING session_id`, q.now());
+        return sortedBy(rows, 'session_id').map((r) => r.session_id);
+      }
+      const out: { session_id: string }[] = [];
+      const list = [...keys];
+      for (let i = 0; i < list.length; i += 400) {
+        const part = list.slice(i, i + 400);
+        const marks = part.map(() => '?').join(', ');
+        out.push(...(await q.all<{ session_id: string }>(
+          `UPDATE sessions SET status = 'idle', updated_at = ? WHERE status <> 'idle'
+           AND (binding_key IN (${marks}) OR parent_session_id IN (SELECT session_id FROM sessions WHERE binding_key IN (${marks}))) RETURNING session_id`,
+          q.now(), ...part, ...part,
+        )));
+      }
+      return sortedBy(out, 'session_id').map((r) => r.session_id);
     },
 
     async upsertTracedSession(s: TracedSession) {

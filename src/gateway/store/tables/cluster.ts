@@ -1,0 +1,105 @@
+/**
+ * The cluster tables (migration 9): heartbeats, conversation ownership and the owners' mailbox. Claims and
+ * takeovers are single transactions, so two instances racing for one conversation (or for one dead peer's
+ * conversations) end with one owner. Key lists are queried in chunks (SQLite has no array parameters).
+ */
+import type { ClusterStore, InstanceRow, MailRow, Takeover } from '../cluster-types';
+import { sortedBy, type Sql } from './sql';
+
+const CHUNK = 500;
+const NO_LIVE_OWNER = 'instance_id <> ? AND instance_id NOT IN (SELECT instance_id FROM instances)';
+
+function chunks<T>(xs: readonly T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < xs.length; i += CHUNK) out.push(xs.slice(i, i + CHUNK));
+  return out;
+}
+
+const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
+
+export function clusterMethods(q: Sql): ClusterStore {
+  return {
+    async heartbeat(id, url, startedAt, at) {
+      const now = at ?? q.now();
+      if ((await q.run('UPDATE instances SET heartbeat_at = ?, url = ? WHERE instance_id = ?', now, url, id)) === 1) return 'renewed';
+      await q.run(
+        `INSERT INTO instances (instance_id, url, started_at, heartbeat_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT (instance_id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at, url = excluded.url`,
+        id, url, startedAt, now,
+      );
+      return 'registered';
+    },
+
+    async listInstances() {
+      return q.all<InstanceRow>('SELECT * FROM instances ORDER BY instance_id');
+    },
+
+    async leaveCluster(id) {
+      await q.tx(async (t) => {
+        await t.run('DELETE FROM conversation_owners WHERE instance_id = ?', id);
+        await t.run('DELETE FROM instances WHERE instance_id = ?', id);
+      });
+    },
+
+    async claimConversation(key, id, aliveSince, at) {
+      const now = at ?? q.now();
+      return q.tx(async (t) => {
+        const row = await t.get<{ instance_id: string }>('SELECT instance_id FROM conversation_owners WHERE binding_key = ?', key);
+        if (row?.instance_id === id) return { owner: id, previous: id };
+        if (row) {
+          const alive = await t.get('SELECT 1 AS alive FROM instances WHERE instance_id = ? AND heartbeat_at >= ?', row.instance_id, aliveSince);
+          if (alive) return { owner: row.instance_id, previous: row.instance_id };
+          await t.run('UPDATE conversation_owners SET instance_id = ?, since = ? WHERE binding_key = ?', id, now, key);
+        } else {
+          await t.run('INSERT INTO conversation_owners (binding_key, instance_id, since) VALUES (?, ?, ?)', key, id, now);
+        }
+        return { owner: id, previous: row?.instance_id ?? null };
+      });
+    },
+
+    async conversationOwners(keys) {
+      const out = new Map<string, string>();
+      for (const part of chunks([...new Set(keys)])) {
+        const rows = await q.all<{ binding_key: string; instance_id: string }>(
+          `SELECT binding_key, instance_id FROM conversation_owners WHERE binding_key IN (${placeholders(part.length)})`, ...part,
+        );
+        for (const r of rows) out.set(r.binding_key, r.instance_id);
+      }
+      return out;
+    },
+
+    async conversationsOwnedBy(id) {
+      const rows = await q.all<{ binding_key: string }>('SELECT binding_key FROM conversation_owners WHERE instance_id = ? ORDER BY binding_key', id);
+      return rows.map((r) => r.binding_key);
+    },
+
+    async countConversationsOwnedBy(id) {
+      return (await q.get<{ n: number }>('SELECT COUNT(*) AS n FROM conversation_owners WHERE instance_id = ?', id))?.n ?? 0;
+    },
+
+    async takeOverDead(id, aliveSince, at) {
+      const now = at ?? q.now();
+      return q.tx(async (t): Promise<Takeover> => {
+        const dead = await t.all<{ instance_id: string }>('SELECT instance_id FROM instances WHERE heartbeat_at < ? AND instance_id <> ?', aliveSince, id);
+        for (const d of dead) await t.run('DELETE FROM instances WHERE instance_id = ?', d.instance_id);
+        const rows = sortedBy(await t.all<{ binding_key: string; instance_id: string }>(`SELECT binding_key, instance_id FROM conversation_owners WHERE ${NO_LIVE_OWNER}`, id), 'binding_key');
+        if (rows.length > 0) await t.run(`UPDATE conversation_owners SET instance_id = ?, since = ? WHERE ${NO_LIVE_OWNER}`, id, now, id);
+        await t.run('UPDATE cluster_mailbox SET to_instance = ? WHERE to_instance <> ? AND to_instance NOT IN (SELECT instance_id FROM instances)', id, id);
+        const instances = [...new Set([...dead.map((d) => d.instance_id), ...rows.map((r) => r.instance_id)])].sort();
+        return { instances, keys: rows.map((r) => r.binding_key) };
+      });
+    },
+
+    async postMail(m, at) {
+      const row = await q.get<{ id: number }>(
+        'INSERT INTO cluster_mailbox (to_instance, from_instance, kind, body, created_at) VALUES (?, ?, ?, ?, ?) RETURNING id',
+        m.to_instance, m.from_instance, m.kind, m.body, at ?? q.now(),
+      );
+      return row!.id;
+    },
+
+    async takeMail(id) {
+      return sortedBy(await q.all<MailRow>('DELETE FROM cluster_mailbox WHERE to_instance = ? RETURNING *', id), 'id');
+    },
+  };
+}
