@@ -33,6 +33,7 @@ export interface EnvValues {
   discordBotToken?: string;
   discordApiUrl?: string;
   databaseUrl?: string;
+  instanceId?: string;
   dmPolicy?: DmPolicy;
   groupPolicy?: DmPolicy;
   allowUsers: string[];
@@ -113,6 +114,9 @@ export function readEnv(env: Env): { values: EnvValues; errors: ConfigError[] } 
   if (database !== undefined && !DATABASE_URL.safeParse(database).success) {
     bad('PENGUIN_DATABASE_URL', 'a PostgreSQL URL, postgres://user:password@host:5432/database (or postgresql://…)', describeDatabaseUrl(database));
   } else values.databaseUrl = database;
+  const instance = get('PENGUIN_INSTANCE_ID');
+  if (instance !== undefined && !/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/.test(instance)) bad('PENGUIN_INSTANCE_ID', 'up to 63 letters, digits, dots, dashes or underscores, starting with a letter or digit', describeValue(instance));
+  else values.instanceId = instance;
 
   const policy = (name: string): DmPolicy | undefined => {
     const v = get(name);

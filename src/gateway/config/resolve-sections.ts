@@ -38,6 +38,7 @@ export function resolveSections(file: FileConfig, ev: EnvValues, r: ResolvedBasi
     tools: file.tools,
     reply: file.reply,
     retention: file.retention,
+    cluster: { ...file.cluster, ...(ev.instanceId ? { instance_id: ev.instanceId } : {}) },
     ...(ev.adminToken ? { admin_token: ev.adminToken } : {}),
     model: compact({ api_key: ev.openaiApiKey, base_url: ev.openaiBaseUrl, model_id: ev.model }),
     allow_users: ev.allowUsers,

@@ -239,6 +239,10 @@ export const fileSchema = z.strictObject({
   retention: z.strictObject({
     delivery_events_days: z.number({ error: 'expected a number of days' }).int({ error: 'expected a whole number of days' }).min(1, { error: 'expected at least 1 day' }).max(3650, { error: 'expected at most 3650 days' }).default(30),
   }).prefault({}),
+  /** Several instances on one PostgreSQL database: an instance silent for `lease_ms` is dead and its conversations are taken over. */
+  cluster: z.strictObject({
+    lease_ms: z.number({ error: 'expected milliseconds (an integer from 1000 to 600000)' }).int({ error: 'expected whole milliseconds' }).min(1000, { error: 'expected at least 1000 ms' }).max(600_000, { error: 'expected at most 600000 ms' }).default(15_000),
+  }).prefault({}),
   telegram: telegramSection,
   slack: slackSection,
   discord: discordSection,

@@ -119,6 +119,11 @@ export interface GatewayConfig {
   tools: ToolsConfig;
   reply: { usage_footer: boolean };
   retention: { delivery_events_days: number };
+  /**
+   * This instance among several on one PostgreSQL database: `instance_id` from PENGUIN_INSTANCE_ID (else
+   * made at start); an instance whose heartbeat is older than `lease_ms` is taken over by a live one.
+   */
+  cluster: { instance_id?: string; lease_ms: number };
   admin_token?: string;
   model: { api_key?: string; base_url?: string; model_id?: string };
   /** `PENGUIN_ALLOW_USERS`, normalised `platform:user_id`. */

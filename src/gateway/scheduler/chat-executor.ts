@@ -9,7 +9,7 @@ import { realpath } from 'node:fs/promises';
 import { resolve, sep } from 'node:path';
 import type { ChannelAdapter } from '../../adapters/contract/adapter';
 import { formatDeliveryTarget, targetThread } from '../../adapters/contract/delivery-target';
-import { tryParseBindingKey, type ThreadRef } from '../../adapters/contract/thread-ref';
+import { bindingKey, tryParseBindingKey, type ThreadRef } from '../../adapters/contract/thread-ref';
 import * as b from '../../core/omnimessage/builders';
 import { formatScheduledTask, type ApprovalMode } from '../../core/state';
 import type { GatewayConfig } from '../config';
@@ -34,7 +34,16 @@ export interface ChatExecutorOptions {
   adapterFor(platform: string): ChannelAdapter | undefined;
   /** Why a platform has no running adapter here (disabled, no credentials, failed to start). */
   whyAbsent(platform: string): string;
+  /**
+   * Several instances on one database: the live instance that owns the conversation, when not this one
+   * (undefined: this one, now its owner), and how a fire is handed to it (it runs there, the outcome comes back).
+   */
+  ownerElsewhere?(key: string): Promise<string | undefined>;
+  handOver?(owner: string, runId: number, waitMs: number): Promise<FireOutcome>;
 }
+
+/** How long past its max_duration a run handed to another instance is waited for. */
+const HAND_OVER_SLACK_MS = 120_000;
 
 type Where = { conv: Conversation; boundMode?: ApprovalMode } | { error: string };
 
@@ -66,6 +75,11 @@ export class ChatExecutor implements FireExecutor {
     const where = await this.conversationFor(entry);
     if ('error' in where) return { status: 'failed', error: where.error };
     const { conv } = where;
+    const owner = req.handedOver ? undefined : await this.o.ownerElsewhere?.(bindingKey(conv.thread));
+    if (owner !== undefined && this.o.handOver) {
+      this.o.logger.info({ schedule: entry.id, run: run.id, owner }, 'scheduled run handed to the instance that owns its conversation');
+      return this.o.handOver(owner, run.id, (def.maxDurationMs ?? DEFAULT_MAX_DURATION_MS) + HAND_OVER_SLACK_MS);
+    }
     if (def.workspace !== undefined && !(conv.route.workspace_path !== undefined && (await inside(def.workspace, conv.route.workspace_path)))) {
       return this.refuse(conv, def.name, `workspace ${def.workspace} is not an existing directory inside route "${conv.route.name}"'s workspace_path`);
     }

@@ -24,6 +24,8 @@ export interface FireRequest {
   approval(route: ResolvedRoute, boundSessionMode?: ApprovalMode): ScheduledApproval;
   /** Records the run's session once it exists. */
   started(sessionId: string): Promise<void>;
+  /** Another instance fired it and handed it to this one, which owns its conversation: it runs here, whoever owns it now. */
+  handedOver?: true;
 }
 
 export type FireOutcome = { status: 'completed' } | { status: 'failed'; error: string };
@@ -47,6 +49,8 @@ export interface Tracked {
 
 export interface FireRunsOptions {
   store: GatewayStore;
+  /** This instance, written on the CLI-queued runs it adopts (null: a store shared with no other instance). */
+  instanceId: string | null;
   clock: Clock;
   logger: Logger;
   executor: FireExecutor;
@@ -143,7 +147,9 @@ export class FireRuns {
   async adoptForeign(): Promise<void> {
     if (this.o.stopped()) return;
     for (const row of (await this.o.store.listScheduleRuns({ status: 'queued', limit: 100 })).reverse()) {
-      if (this.own.has(row.id)) continue;
+      // Runs another instance fired are its own; one the CLI queued goes to whichever instance claims it first.
+      if (this.own.has(row.id) || row.instance_id !== null) continue;
+      if (this.o.instanceId !== null && !(await this.o.store.claimScheduleRun(row.id, this.o.instanceId))) continue;
       this.own.add(row.id);
       const t = this.o.tracked(scheduleId(row));
       if (!t || t.gone || !t.entry.def) {

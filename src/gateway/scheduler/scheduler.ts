@@ -10,7 +10,7 @@ import type { ApprovalMode } from '../../core/state';
 import type { ResolvedRoute } from '../config';
 import type { Logger } from '../logger';
 import type { GatewayStore, ScheduleGrant, ScheduleRunKind, ScheduleRunRow } from '../store';
-import { FireRuns, type FireExecutor, type Tracked } from './fire-runs';
+import { FireRuns, type FireExecutor, type FireOutcome, type Tracked, type ValidEntry } from './fire-runs';
 import { definitionHash, scheduledApproval, type ScheduledApproval } from './approval-rule';
 import { loadCatalog, routedAgents, scheduleDirOf, scheduleId, type ScheduleEntry } from './catalog';
 import { editScheduleFile } from './file-edit';
@@ -39,6 +39,8 @@ export interface SchedulerOptions {
   pollMs?: number;
   /** Watches the schedule directories (watchDirectories); absent = rescans only. */
   watch?: (changed: () => void) => DirWatcher;
+  /** This gateway instance (runs it fires carry it) and the other live ones on the same database, whose runs a start leaves alone. */
+  instance?: { id: string; livePeers(): Promise<string[]> };
 }
 
 export type RunNowResult =
@@ -61,6 +63,7 @@ export class Scheduler {
     this.graceMs = o.graceMs ?? DEFAULT_GRACE_MS;
     this.runs = new FireRuns({
       store: o.store,
+      instanceId: o.instance?.id ?? null,
       clock: o.clock,
       logger: o.logger,
       executor: o.executor,
@@ -76,7 +79,8 @@ export class Scheduler {
   // ------------------------------------------------------------------ lifecycle
   async start(): Promise<void> {
     const now = this.o.clock.now();
-    const failed = await this.o.store.failUnfinishedScheduleRuns('the gateway stopped (or was not running) before this run could finish', now);
+    const peers = (await this.o.instance?.livePeers()) ?? [];
+    const failed = await this.o.store.failUnfinishedScheduleRuns('the gateway stopped (or was not running) before this run could finish', now, peers);
     if (failed.length > 0) this.o.logger.warn({ runs: failed.map((r) => r.id) }, 'scheduled runs of the previous process marked failed');
     for (const g of await this.o.store.listScheduleGrants()) this.grants.set(scheduleId(g), g);
     const marks = new Map((await this.o.store.listScheduleWatermarks()).map((w) => [scheduleId(w), w.watched_until]));
@@ -155,7 +159,7 @@ export class Scheduler {
     return this.serial(async () => {
       let at = this.o.clock.now();
       let row: ScheduleRunRow | undefined;
-      for (let i = 0; i < 5 && !row; i++) row = await this.o.store.addScheduleRun(t.entry.ref, at++, 'queued', this.o.clock.now(), { kind: 'manual' });
+      for (let i = 0; i < 5 && !row; i++) row = await this.o.store.addScheduleRun(t.entry.ref, at++, 'queued', this.o.clock.now(), { kind: 'manual', instance_id: this.o.instance?.id ?? null });
       if (!row) return { ok: false, code: 'already_queued', message: `${t.entry.id} already has runs at this instant` } as const;
       this.runs.claim(row.id);
       return { ok: true, run: (await this.runs.admit(t, row)) ?? row } as const;
@@ -269,8 +273,22 @@ export class Scheduler {
     this.timers.tick = this.o.clock.setTimeout(() => void this.serial(() => this.evaluate()), Math.max(0, next - now));
   }
 
+  /** A run another instance fired for a conversation this instance owns: it runs here, and its outcome goes back. */
+  async fireHandedOver(runId: number): Promise<FireOutcome> {
+    const row = await this.o.store.getScheduleRun(runId);
+    const t = row && this.tracked.get(scheduleId(row));
+    if (!row || !t || t.gone || !t.entry.def) return { status: 'failed', error: `the instance owning the conversation has no valid schedule for run ${runId}` };
+    return this.o.executor.fire({
+      entry: t.entry as ValidEntry, run: row, handedOver: true,
+      approval: (route, bound) => this.approvalOf(t.entry, route, bound)!,
+      started: async (sessionId) => {
+        await this.o.store.startScheduleRun(row.id, sessionId, this.o.clock.now());
+      },
+    });
+  }
+
   private async offer(t: Tracked, slot: number, kind: ScheduleRunKind): Promise<void> {
-    const row = await this.o.store.addScheduleRun(t.entry.ref, slot, 'queued', this.o.clock.now(), { kind });
+    const row = await this.o.store.addScheduleRun(t.entry.ref, slot, 'queued', this.o.clock.now(), { kind, instance_id: this.o.instance?.id ?? null });
     if (!row) return;
     this.runs.claim(row.id);
     await this.runs.admit(t, row);
