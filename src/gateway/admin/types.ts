@@ -33,6 +33,8 @@ export interface RuntimeHealth {
   /** False while starting up or shutting down: the process takes no events, so it is not ready. */
   accepting: boolean;
   adapters: AdapterStatus[];
+  /** This gateway instance: its id, the conversations it owns and its live peers on the same database. */
+  instance?: { id: string; owns: number; peers: { id: string; last_seen: number }[] };
 }
 
 export type DecideApprovalResult =

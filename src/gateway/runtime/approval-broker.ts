@@ -140,9 +140,12 @@ export class ApprovalBroker {
     }));
   }
 
-  /** At startup: approvals whose Task died with the previous process are expired and their cards say so. */
-  async expireOrphans(adapterFor: (platform: string) => ChannelAdapter | undefined): Promise<ApprovalRow[]> {
-    const rows = await this.o.store.closePendingApprovals('expired', undefined, null);
+  /**
+   * At startup: approvals whose Task died with the previous process are expired and their cards say so;
+   * with `keys`, only those of these conversations (a dead peer instance's, taken over).
+   */
+  async expireOrphans(adapterFor: (platform: string) => ChannelAdapter | undefined, keys?: ReadonlySet<string>): Promise<ApprovalRow[]> {
+    const rows = keys ? await this.closeWithin(keys) : await this.o.store.closePendingApprovals('expired', undefined, null);
     for (const row of rows) {
       if (!row.card) continue;
       const adapter = adapterFor(row.card.platform);
@@ -156,6 +159,17 @@ export class ApprovalBroker {
       });
     }
     return rows;
+  }
+
+  private async closeWithin(keys: ReadonlySet<string>): Promise<ApprovalRow[]> {
+    const out: ApprovalRow[] = [];
+    for (const row of await this.o.store.listApprovals({ state: 'pending', limit: 10_000 })) {
+      const chat = row.card?.chat ?? (await this.o.store.getSession(row.session_id))?.binding_key;
+      if (chat === undefined || chat === null || !keys.has(chat)) continue;
+      const r = await this.o.store.decideApproval(row.id, 'expired', null, this.o.clock.now());
+      if (r?.changed) out.push(row);
+    }
+    return out;
   }
 
   /** Stop timers (process shutdown); pending callers are denied. */

@@ -19,6 +19,7 @@ import { ensureAdminToken } from '../admin/token';
 import type { AdminRuntime, ScheduleAdmin } from '../admin/types';
 import type { GatewayConfig } from '../config';
 import type { Logger } from '../logger';
+import { approvalKey, handOverFire, wireCluster } from '../cluster/wiring';
 import { ChatExecutor, chatListing, Scheduler, scheduleView, watchDirectories } from '../scheduler';
 import { databaseUrlPassword, describeRebuild, openGatewayStore, type GatewayStore } from '../store';
 import type { Clock as EngineClock } from '../../core/engine/clock';
@@ -38,7 +39,7 @@ import { GatewayInbound } from './inbound';
 import { meterAdapter } from './metered-adapter';
 import { Outbox } from './outbox';
 import { PricingBook } from './pricing-book';
-import { recoverInterruptedReplies } from './restart-recovery';
+import { INTERRUPTED_NOTE, recoverInterruptedReplies } from './restart-recovery';
 import { SessionManager, type SessionManagerOptions } from './session-manager';
 import { resolveToolIsolation } from './tool-isolation';
 
@@ -140,6 +141,18 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
     runs: (p) => adapterFor(p) !== undefined,
     tell: (row) => inbound.pairingDecided(row),
   });
+  let listenerUrl: string | null = null;
+  const decide = async (id: string, decision: 'allow' | 'deny', actor: string) => {
+    const r = await broker.decide(id, decision, actor, 'admin', 'the operator');
+    if (r.ok) return r;
+    return r.code === 'not_allowed' ? { ok: false as const, code: 'not_found' as const, message: r.message } : { ok: false as const, code: r.code, message: r.message };
+  };
+  const cluster = wireCluster({
+    config, store, clock, logger, manager, broker, outbox, adapterFor, decide,
+    url: () => listenerUrl,
+    handlerFor: (a) => inbound.handlerFor(a),
+    fireHandedOver: (runId) => scheduler.fireHandedOver(runId),
+  });
   const housekeeping = new Housekeeping({ store, clock, logger, deliveryEventsDays: config.retention.delivery_events_days });
   const scheduler = new Scheduler({
     config, store, clock, logger,
@@ -147,8 +160,11 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
       config, store, manager, outbox, logger,
       adapterFor: (p) => (board.isRunning(p) ? adapterFor(p) : undefined),
       whyAbsent: (p) => board.whyAbsent(p),
+      ownerElsewhere: (key) => cluster.ownerElsewhere(key),
+      handOver: (owner, runId, waitMs) => handOverFire(cluster, owner, runId, waitMs),
     }),
     watch: (changed) => watchDirectories(changed, { clock, onError: (dir, err) => logger.warn({ dir, err: err.message }, 'schedule directory no longer watched; rescans still see changes') }),
+    instance: { id: cluster.id, livePeers: async () => cluster.livePeers() },
     ...o.scheduler,
   });
   let schedulerUp = false;
@@ -170,17 +186,14 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
     },
   };
   const runtime: AdminRuntime = {
-    health: () => ({ accepting, adapters: board.list() }),
-    decideApproval: async (id, decision, actor) => {
-      const r = await broker.decide(id, decision, actor, 'admin', 'the operator');
-      if (r.ok) return r;
-      return r.code === 'not_allowed' ? { ok: false, code: 'not_found', message: r.message } : { ok: false, code: r.code, message: r.message };
-    },
+    health: () => ({ accepting, adapters: board.list(), instance: cluster.health() }),
+    // An approval waits in the memory of the instance running its Task: decided there.
+    decideApproval: async (id, decision, actor) => cluster.atOwner(await approvalKey(store, id), 'decide-approval', { id, decision, actor }, () => decide(id, decision, actor)),
     pairingDecided: () => notifier.poke(),
     runningTasks: () => manager.runningTasks(),
     rateBudgets: () => governor.stats().filter((b) => b.pausedUntil !== null || b.tokens < b.capacity)
       .map((b) => ({ key: b.key, tokens: Math.floor(b.tokens * 100) / 100, capacity: b.capacity, paused_until: b.pausedUntil })),
-    stopSession: (id) => manager.stopSession(id),
+    stopSession: async (id) => cluster.atOwner((await store.getSession(id))?.binding_key, 'stop-session', { id }, () => manager.stopSession(id)),
     resendDelivery: (id) => resendDelivery(id, { store, outbox, adapterFor }),
     watchSession: (id, listener) => feed.subscribe(id, listener),
     get schedules() {
@@ -195,9 +208,13 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
     throw err;
   });
 
-  // Sessions the previous process left busy are idle; its cards and cut-off replies are handled once adapters run.
-  await store.resetBusySessions();
-  await board.startAll(bindings, (b) => inbound.handlerFor(b.adapter));
+  listenerUrl = listener.url;
+  // Sessions the previous process (or a dead peer instance) left busy are idle; its cards and cut-off replies are handled once adapters run.
+  const takeover = await cluster.join();
+  const scope = takeover && { keys: new Set(takeover.keys), note: INTERRUPTED_NOTE };
+  await store.resetBusySessions(scope?.keys);
+  await board.startAll(bindings, (b) => cluster.route(b.adapter, inbound.handlerFor(b.adapter)));
+  await cluster.start();
   board.noteAbsent(config);
   const agents = warmAgents(config, pool, prices, logger).catch((err: unknown): AgentReport[] => {
     logger.warn({ err }, 'agent warm-up failed');
@@ -205,7 +222,7 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
   });
   const warmed = agents.then(() => undefined);
   const background = [
-    recoverInterruptedReplies({ config, store, broker, manager, outbox, logger, adapterFor }).catch((err: unknown) => logger.warn({ err }, 'recovering interrupted replies failed')),
+    recoverInterruptedReplies({ config, store, broker, manager, outbox, logger, adapterFor }, scope).catch((err: unknown) => logger.warn({ err }, 'recovering interrupted replies failed')),
     warmed,
   ];
   manager.startEviction();
@@ -237,6 +254,7 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
       // The agents stop watching their files.
       pool.invalidate();
       await Promise.all(bindings.map((b) => b.adapter.stop().catch((err: unknown) => logger.warn({ err }, 'adapter stop failed'))));
+      await cluster.leave().catch((err: unknown) => logger.warn({ err }, 'leaving the cluster failed'));
       await listener.close();
       await ledger.settled();
       await store.close();

@@ -1,5 +1,6 @@
 /**
- * What a start does about the process before it (gateway.md §5, §7): sessions it left busy are idle again;
+ * What a start (or the takeover of a dead peer instance, for its conversations only) does about the
+ * process before it (gateway.md §5, §7, §12): sessions it left busy are idle again;
  * approval cards of Tasks that died are edited to "expired"; every reply it left mid-stream is finalised in
  * place — each part edited to the text it last showed (from the delivery ledger), the Stop button gone, a
  * note on the last part — and its conversation is offered a Continue button (worded for a reply that never
@@ -17,6 +18,13 @@ import type { Outbox } from './outbox';
 import type { SessionManager } from './session-manager';
 
 export const INTERRUPTED_NOTE = '⚠️ interrupted: the gateway restarted';
+export const TAKEOVER_NOTE = '⚠️ interrupted: the gateway instance answering here stopped';
+
+/** Which conversations to recover (by binding key) and the note their cut-off replies get; absent: all of them. */
+export interface RecoveryScope {
+  keys: ReadonlySet<string>;
+  note: string;
+}
 
 export interface RecoveryDeps {
   config: GatewayConfig;
@@ -38,10 +46,11 @@ function byTask(rows: DeliveryRow[]): DeliveryRow[][] {
   return [...groups.values()].map((g) => g.sort((a, b) => a.id - b.id));
 }
 
-export async function recoverInterruptedReplies(d: RecoveryDeps): Promise<void> {
-  await d.broker.expireOrphans(d.adapterFor);
+export async function recoverInterruptedReplies(d: RecoveryDeps, scope?: RecoveryScope): Promise<void> {
+  await d.broker.expireOrphans(d.adapterFor, scope?.keys);
   const offered = new Set<string>();
-  for (const parts of byTask(await d.store.listOpenDeliveries({ purpose: 'live' }))) {
+  const open = await d.store.listOpenDeliveries({ purpose: 'live' });
+  for (const parts of byTask(scope ? open.filter((r) => scope.keys.has(r.chat)) : open)) {
     for (const p of parts) await d.store.setDeliveryState(p.id, 'interrupted');
     const { platform, chat } = parts[0];
     const adapter = d.adapterFor(platform);
@@ -49,7 +58,7 @@ export async function recoverInterruptedReplies(d: RecoveryDeps): Promise<void> 
     if (!adapter || !parsed.ok) continue;
     const shown = parts.filter((p) => p.platform_message_id !== null && p.shown !== null);
     for (const [i, p] of shown.entries()) {
-      const text = i === shown.length - 1 ? `${p.shown}\n\n_${INTERRUPTED_NOTE}_` : p.shown!;
+      const text = i === shown.length - 1 ? `${p.shown}\n\n_${scope?.note ?? INTERRUPTED_NOTE}_` : p.shown!;
       await d.outbox.edit(adapter, { thread: parsed.ref, messageId: p.platform_message_id! }, { text, buttons: [] }, { repostIfGone: false });
     }
     if (offered.has(chat)) continue;

@@ -1,12 +1,9 @@
 /**
- * SessionManager (gateway.md §3, §7): binding key → one runtime entry per conversation. A conversation's
- * session is created on its first message with the route's agent, or resumed from its trace when the
- * process has none in memory. One Task at a time per session: a message that arrives while a Task runs is
- * steered in (👀), or queued to run right after when steering is closed. Stop denies pending approvals,
- * then aborts. Idle entries are evicted (their traces keep them resumable) after `idle_evict_ms`, and
- * sooner under memory pressure: least recently active first while more than `max_in_memory` are held or
- * the heap in use is past its budget. A scheduled run waits until its conversation is idle, then runs in
- * a fresh or a given session that the conversation continues in.
+ * SessionManager (gateway.md §3, §7): binding key → one runtime entry per conversation, its session created
+ * on the first message or resumed from its trace. One Task at a time per session: a message during a Task
+ * is steered in (👀) or queued. Stop denies pending approvals, then aborts. Idle entries are evicted after
+ * `idle_evict_ms` and sooner under memory pressure (see memory-pressure.ts). A scheduled run waits until
+ * its conversation is idle, then runs in a fresh or a given session that the conversation continues in.
  */
 import { randomBytes } from 'node:crypto';
 import type { ChannelAdapter } from '../../adapters/contract/adapter';
@@ -26,11 +23,9 @@ import { showTyping } from './typing';
 import { pressureVictims, v8Memory } from './memory-pressure';
 import { runningTaskViews, statusText } from './session-status';
 import { acknowledgeSteering } from './steering-ack';
-
-export type { Conversation } from './conversation';
-
-export type { RunningTaskView, ScheduledJob, ScheduledResult, SessionManagerOptions } from './session-manager-types';
 import type { ScheduledJob, ScheduledResult, SessionManagerOptions, RunningTaskView } from './session-manager-types';
+export type { Conversation } from './conversation';
+export type { RunningTaskView, ScheduledJob, ScheduledResult, SessionManagerOptions } from './session-manager-types';
 
 const newTaskId = () => `t${randomBytes(6).toString('hex')}`;
 /** Who "sent" a scheduled Task's input (the engine's `sender: "server"`). */
@@ -316,6 +311,12 @@ export class SessionManager {
   /** The conversation lets go of an idle entry at once; its session is released in the background. */
   private detach(entry: Entry): void {
     void this.evict(entry);
+  }
+
+  /** Drops the conversation's idle session from memory (another instance may have run it since: resume reads its trace). */
+  async forget(key: string): Promise<void> {
+    const e = this.entries.get(key);
+    if (e && this.isIdle(e)) await this.evict(e);
   }
 
   /**

@@ -1,7 +1,8 @@
 /**
  * Health endpoints. `/healthz` (no auth): the process answers. `/readyz` (no auth): 200 when the runtime
  * takes events and every configured adapter is connected, else 503; the body lists the adapters either
- * way (states only, no credentials). `/metrics` (auth is applied by the app): Prometheus text.
+ * way (states only, no credentials) and this instance (id, conversations it owns, live peers).
+ * `/metrics` (auth is applied by the app): Prometheus text.
  */
 import { Router, type RequestHandler } from 'express';
 import type { GatewayMetrics } from '../metrics';
@@ -19,7 +20,7 @@ export function healthRoutes(runtime: AdminRuntime): Router {
   r.get('/readyz', (_req, res) => {
     const h = runtime.health();
     const ready = isReady(h);
-    res.status(ready ? 200 : 503).json({ ready, accepting: h.accepting, adapters: h.adapters });
+    res.status(ready ? 200 : 503).json({ ready, accepting: h.accepting, adapters: h.adapters, ...(h.instance ? { instance: h.instance } : {}) });
   });
   return r;
 }

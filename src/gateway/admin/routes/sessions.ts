@@ -73,7 +73,10 @@ export function sessionRoutes(store: GatewayStore, home: string, runtime: AdminR
       limit: q.limit,
       offset: q.offset,
     });
-    res.json({ sessions, limit: q.limit, offset: q.offset });
+    // Which gateway instance runs each conversation (on a shared PostgreSQL index; null when none holds it).
+    const owners = await store.conversationOwners(sessions.flatMap((x) => (x.binding_key ? [x.binding_key] : [])));
+    const rows = sessions.map((x) => ({ ...x, owner_instance: (x.binding_key && owners.get(x.binding_key)) || null }));
+    res.json({ sessions: rows, limit: q.limit, offset: q.offset });
   });
 
   r.get('/sessions/:id', async (req, res) => {

@@ -1,0 +1,125 @@
+/**
+ * The gateway's part in a cluster (gateway.md §12). On PostgreSQL every gateway is an instance among
+ * those sharing the database: it joins (taking over what dead peers left), routes each event to its
+ * conversation's owner, forwards the operator's stop and approval decisions there, and leaves on a clean
+ * stop. On SQLite (one gateway per file) it is alone: everything is its own, and nothing goes anywhere.
+ */
+import type { Logger } from 'pino';
+import type { ChannelAdapter } from '../../adapters/contract/adapter';
+import type { Clock } from '../../adapters/contract/clock';
+import type { InboundHandler } from '../../adapters/contract/messages';
+import type { GatewayConfig } from '../config';
+import type { GatewayStore, Takeover } from '../store/types';
+import { instanceIdOf } from './instance-id';
+import { Membership } from './membership';
+import { PgBus } from './pg-bus';
+import { ClusterRouter, type RequestHandler } from './router';
+
+export interface InstanceHealth {
+  id: string;
+  /** Conversations this instance owns (alone: those it holds in memory). */
+  owns: number;
+  peers: { id: string; last_seen: number }[];
+}
+
+export interface ClusterDeps {
+  config: GatewayConfig;
+  store: GatewayStore;
+  clock: Clock;
+  logger: Logger;
+  url(): string | null;
+  adapterFor(platform: string): ChannelAdapter | undefined;
+  handlerFor(adapter: ChannelAdapter): InboundHandler;
+  /** How many conversations a lone instance holds. */
+  held(): number;
+  /** A conversation became this instance's from another: drop what is cached for it. */
+  forget(key: string): Promise<void>;
+  /** Finalise and offer Continue for conversations taken over from dead peers. */
+  recover(t: Takeover): Promise<void>;
+  requests: Record<string, RequestHandler>;
+}
+
+export interface GatewayCluster {
+  readonly id: string;
+  readonly shared: boolean;
+  /** Registers; what this start must recover (undefined: everything, the gateway is alone). */
+  join(): Promise<Takeover | undefined>;
+  /** Starts taking letters and watching peers; call once the adapters run. */
+  start(): Promise<void>;
+  route(adapter: ChannelAdapter, local: InboundHandler): InboundHandler;
+  /** Runs `local` here, or asks the live owner of conversation `key` to run `op` with `args`. */
+  atOwner<T>(key: string | null | undefined, op: string, args: unknown, local: () => Promise<T>): Promise<T>;
+  /** Claims conversation `key`: undefined when it is now this instance's, else the live instance that owns it. */
+  ownerElsewhere(key: string): Promise<string | undefined>;
+  /** Asks instance `to` to run `op`; rejects on timeout or when `to` stops. */
+  ask(to: string, op: string, args: unknown, waitMs?: number): Promise<unknown>;
+  livePeers(): string[];
+  health(): InstanceHealth;
+  leave(): Promise<void>;
+}
+
+export function createCluster(d: ClusterDeps): GatewayCluster {
+  const id = instanceIdOf(d.config.cluster.instance_id);
+  if (d.config.database_url === undefined) return alone(id, d);
+  let router: ClusterRouter | undefined;
+  const membership = new Membership({
+    store: d.store, id, leaseMs: d.config.cluster.lease_ms, clock: d.clock, logger: d.logger, url: d.url,
+    onAcquired: d.forget,
+    onTakeover: async (t) => {
+      router?.peersGone(t.instances);
+      await d.recover(t);
+    },
+  });
+  const bus = new PgBus({ url: d.config.database_url, store: d.store, instanceId: id, logger: d.logger });
+  router = new ClusterRouter({ membership, bus, logger: d.logger, adapterFor: d.adapterFor, handlerFor: d.handlerFor, requests: d.requests });
+  const r = router;
+  let joined = false;
+  return {
+    id,
+    shared: true,
+    async join() {
+      const t = await membership.join();
+      joined = true;
+      d.logger.info({ instance: id, peers: membership.livePeers().map((p) => p.instance_id), recovering: t.keys.length }, 'cluster: joined');
+      return t;
+    },
+    async start() {
+      await bus.start((l) => r.receive(l));
+      membership.start();
+    },
+    route: (adapter, local) => r.wrap(adapter, local),
+    async atOwner(key, op, args, local) {
+      const owner = key ? await membership.liveOwner(key) : undefined;
+      return owner ? ((await r.request(owner, op, args)) as Awaited<ReturnType<typeof local>>) : local();
+    },
+    async ownerElsewhere(key) {
+      const owner = await membership.claim(key);
+      return owner === id ? undefined : owner;
+    },
+    ask: (to, op, args, waitMs) => r.request(to, op, args, waitMs),
+    livePeers: () => membership.livePeers().map((p) => p.instance_id),
+    health: () => ({ id, owns: membership.owns, peers: membership.livePeers().map((p) => ({ id: p.instance_id, last_seen: p.heartbeat_at })) }),
+    async leave() {
+      await bus.stop();
+      if (joined) await membership.leave();
+    },
+  };
+}
+
+function alone(id: string, d: ClusterDeps): GatewayCluster {
+  return {
+    id,
+    shared: false,
+    join: async () => undefined,
+    start: async () => undefined,
+    route: (_adapter, local) => local,
+    atOwner: (_key, _op, _args, local) => local(),
+    ownerElsewhere: async () => undefined,
+    ask: async (to) => {
+      throw new Error(`no instance ${to}: this gateway is alone on its database`);
+    },
+    livePeers: () => [],
+    health: () => ({ id, owns: d.held(), peers: [] }),
+    leave: async () => undefined,
+  };
+}

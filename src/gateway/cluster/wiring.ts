@@ -1,0 +1,70 @@
+/**
+ * The cluster as the gateway process uses it: what a takeover does with a dead peer's conversations (the
+ * restart recovery, scoped to them, with the takeover's note; its schedule runs failed) and the requests
+ * an owner answers for its peers (the operator stopping a session, deciding an approval).
+ */
+import { z } from 'zod';
+import type { ApprovalBroker } from '../runtime/approval-broker';
+import type { FireOutcome } from '../scheduler/fire-runs';
+import { recoverInterruptedReplies, TAKEOVER_NOTE, type RecoveryDeps } from '../runtime/restart-recovery';
+import type { SessionManager } from '../runtime/session-manager';
+import type { GatewayStore } from '../store/types';
+import { createCluster, type ClusterDeps, type GatewayCluster } from './index';
+
+export const STOPPED_PEER = 'the gateway instance running it stopped';
+
+const stopArgs = z.object({ id: z.string() });
+const decideArgs = z.object({ id: z.string(), decision: z.enum(['allow', 'deny']), actor: z.string() });
+
+export type Decide = (id: string, decision: 'allow' | 'deny', actor: string) => Promise<unknown>;
+
+export interface WiringDeps extends Omit<ClusterDeps, 'recover' | 'requests' | 'held' | 'forget'>, RecoveryDeps {
+  manager: SessionManager;
+  broker: ApprovalBroker;
+  decide: Decide;
+  /** Runs a schedule fire another instance handed over (Scheduler.fireHandedOver). */
+  fireHandedOver(runId: number): Promise<FireOutcome>;
+}
+
+const fireArgs = z.object({ runId: z.number().int() });
+const outcome = z.union([z.object({ status: z.literal('completed') }), z.object({ status: z.literal('failed'), error: z.string() })]);
+
+/** A fire handed to the instance owning its conversation: its outcome, or why none came back. */
+export async function handOverFire(cluster: GatewayCluster, owner: string, runId: number, waitMs: number): Promise<FireOutcome> {
+  try {
+    const r = outcome.safeParse(await cluster.ask(owner, 'scheduled-fire', { runId }, waitMs));
+    return r.success ? r.data : { status: 'failed', error: `instance ${owner} answered the run with something else than an outcome` };
+  } catch (err) {
+    return { status: 'failed', error: `handed to instance ${owner}, which owns the conversation: ${(err as Error).message}` };
+  }
+}
+
+/** The conversation (binding key) an approval belongs to: its card's chat, else its session's. */
+export async function approvalKey(store: GatewayStore, id: string): Promise<string | null | undefined> {
+  const row = await store.getApproval(id);
+  if (!row) return undefined;
+  return row.card?.chat ?? (await store.getSession(row.session_id))?.binding_key;
+}
+
+export function wireCluster(d: WiringDeps): GatewayCluster {
+  return createCluster({
+    ...d,
+    held: () => d.manager.inMemory,
+    forget: (key) => d.manager.forget(key),
+    recover: async (t) => {
+      const keys = new Set(t.keys);
+      await d.store.resetBusySessions(keys);
+      await recoverInterruptedReplies(d, { keys, note: TAKEOVER_NOTE });
+      const failed = await d.store.failScheduleRunsOf(t.instances, STOPPED_PEER);
+      if (failed.length > 0) d.logger.warn({ runs: failed.map((r) => r.id), instances: t.instances }, 'cluster: scheduled runs of stopped instances marked failed');
+    },
+    requests: {
+      'stop-session': async (args) => d.manager.stopSession(stopArgs.parse(args).id),
+      'scheduled-fire': async (args) => d.fireHandedOver(fireArgs.parse(args).runId),
+      'decide-approval': async (args) => {
+        const a = decideArgs.parse(args);
+        return d.decide(a.id, a.decision, a.actor);
+      },
+    },
+  });
+}
