@@ -61,7 +61,7 @@ export interface World {
   close(): Promise<void>;
 }
 
-function mergeConfig(extra: Record<string, any> = {}): Record<string, any> {
+export function mergeConfig(extra: Record<string, any> = {}): Record<string, any> {
   const out: Record<string, any> = { ...FAST_CONFIG };
   for (const [k, v] of Object.entries(extra)) {
     const base = (FAST_CONFIG as Record<string, any>)[k];
@@ -69,6 +69,41 @@ function mergeConfig(extra: Record<string, any> = {}): Record<string, any> {
     if (k === 'telegram' && v.streaming) out.telegram.streaming = { ...FAST_CONFIG.telegram.streaming, ...v.streaming };
   }
   return out;
+}
+
+export interface GatewaySetup {
+  dir: string;
+  /** The fake Bot API's root and token. */
+  apiRoot: string;
+  token: string;
+  /** The fake model's base URL. */
+  modelUrl: string;
+  /** The config file's content (already merged). */
+  config: Record<string, any>;
+  /** Extra or overriding environment. */
+  env?: Record<string, string>;
+}
+
+/** Writes `<dir>/gateway.yaml` and returns the gateway's environment: data root `<dir>/data`, the fakes, DM_USER allowed. */
+export async function writeGatewaySetup(s: GatewaySetup): Promise<Record<string, string>> {
+  const configFile = join(s.dir, 'gateway.yaml');
+  await writeFile(configFile, stringify(s.config));
+  return {
+    PENGUIN_HOME: join(s.dir, 'data'),
+    PENGUIN_GATEWAY_PORT: '0',
+    PENGUIN_GATEWAY_CONFIG: configFile,
+    PENGUIN_ADMIN_TOKEN: ADMIN_TOKEN,
+    OPENAI_API_KEY: MODEL_KEY,
+    OPENAI_BASE_URL: s.modelUrl,
+    PENGUIN_MODEL: 'fake-model',
+    TELEGRAM_BOT_TOKEN: s.token,
+    TELEGRAM_API_ROOT: s.apiRoot,
+    PENGUIN_DM_POLICY: 'allowlist',
+    // Group access has its own test (security.test.ts); elsewhere groups are open so tests stay about their feature.
+    PENGUIN_GROUP_POLICY: 'open',
+    PENGUIN_ALLOW_USERS: `telegram:${DM_USER}`,
+    ...s.env,
+  };
 }
 
 /** Sets up the fakes and the temp dir; the gateway is started by `start()`. */
@@ -80,24 +115,7 @@ export async function openWorld(o: WorldOptions = {}): Promise<World> {
   try {
     const { apiRoot, token } = await tg.start();
     await model.start();
-    const configFile = join(dir, 'gateway.yaml');
-    await writeFile(configFile, stringify(mergeConfig(o.config)));
-    const env: Record<string, string> = {
-      PENGUIN_HOME: join(dir, 'data'),
-      PENGUIN_GATEWAY_PORT: '0',
-      PENGUIN_GATEWAY_CONFIG: configFile,
-      PENGUIN_ADMIN_TOKEN: ADMIN_TOKEN,
-      OPENAI_API_KEY: MODEL_KEY,
-      OPENAI_BASE_URL: model.baseUrl,
-      PENGUIN_MODEL: 'fake-model',
-      TELEGRAM_BOT_TOKEN: token,
-      TELEGRAM_API_ROOT: apiRoot,
-      PENGUIN_DM_POLICY: 'allowlist',
-      // Group access has its own test (security.test.ts); elsewhere groups are open so tests stay about their feature.
-      PENGUIN_GROUP_POLICY: 'open',
-      PENGUIN_ALLOW_USERS: `telegram:${DM_USER}`,
-      ...o.env,
-    };
+    const env = await writeGatewaySetup({ dir, apiRoot, token, modelUrl: model.baseUrl, config: mergeConfig(o.config), env: o.env });
     let current: GatewayProcess | undefined;
     const world: World = {
       dir,

@@ -90,7 +90,7 @@ function runDatabase(): Promise<Run> {
   return run;
 }
 
-const serverUrl = (s: PgServer) => `postgres://${s.user}:${s.password}@127.0.0.1:${s.port}/${s.database}`;
+export const serverUrl = (s: PgServer) => `postgres://${s.user}:${s.password}@127.0.0.1:${s.port}/${s.database}`;
 
 /** A URL of the run's database whose search_path is `schema`. */
 export async function postgresUrl(schema: string): Promise<string> {
