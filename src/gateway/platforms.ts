@@ -6,6 +6,7 @@
  */
 import type { RequestHandler } from 'express';
 import type { AdapterBinding, BindingDeps } from '../adapters/contract/binding';
+import type { LeadershipFor } from '../adapters/contract/leadership';
 import type * as DiscordAdapter from '../adapters/discord';
 import type * as SlackAdapter from '../adapters/slack';
 import type * as TelegramAdapter from '../adapters/telegram';
@@ -26,8 +27,8 @@ export const PLATFORM_BINDINGS: Partial<Record<ChatPlatform, (config: GatewayCon
 };
 
 /** `ctx.auth` is the admin guard (bearer token or dashboard login with CSRF) the playground routes sit behind. */
-export function buildPlatforms(config: GatewayConfig, ctx: { store: GatewayStore; logger: Logger; auth: RequestHandler }): AdapterBinding[] {
-  const deps: BindingDeps = { logger: ctx.logger };
+export function buildPlatforms(config: GatewayConfig, ctx: { store: GatewayStore; logger: Logger; auth: RequestHandler; leadership?: LeadershipFor }): AdapterBinding[] {
+  const deps: BindingDeps = { logger: ctx.logger, ...(ctx.leadership ? { leadership: ctx.leadership } : {}) };
   const out: AdapterBinding[] = [];
   if (config.web.enabled) out.push(createWebBinding(config.web, { ...deps, auth: ctx.auth }));
   for (const [name, create] of Object.entries(PLATFORM_BINDINGS) as [ChatPlatform, (c: GatewayConfig, d: BindingDeps) => AdapterBinding][]) {

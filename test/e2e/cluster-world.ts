@@ -30,8 +30,10 @@ const START_TIMEOUT_MS = 30_000;
 export interface ClusterOptions {
   /** Instance ids, default ['a', 'b']. */
   ids?: string[];
-  /** Merged over telegram-world's FAST_CONFIG; telegram webhook mode is set on top. */
+  /** Merged over telegram-world's FAST_CONFIG; telegram webhook mode is set on top unless `polling`. */
   config?: Record<string, any>;
+  /** Long polling instead of the webhook: the instances elect the one that polls. */
+  polling?: boolean;
   telegram?: FakeTelegramOptions;
   /** Extra or overriding environment for every gateway. */
   env?: Record<string, string>;
@@ -101,7 +103,7 @@ export async function openCluster(o: ClusterOptions = {}): Promise<ClusterWorld>
     const [{ apiRoot, token }, , lbUrl] = await Promise.all([tg.start(), model.start(), lb.start()]);
     db = await freshDatabase();
     const config = mergeConfig(o.config);
-    config.telegram = { ...config.telegram, mode: 'webhook', webhook_url: `${lbUrl}${WEBHOOK_PATH}`, webhook_secret: WEBHOOK_SECRET };
+    if (!o.polling) config.telegram = { ...config.telegram, mode: 'webhook', webhook_url: `${lbUrl}${WEBHOOK_PATH}`, webhook_secret: WEBHOOK_SECRET };
     const env = await writeGatewaySetup({ dir, apiRoot, token, modelUrl: model.baseUrl, config, env: { PENGUIN_DATABASE_URL: db.url, ...o.env } });
     const gateways = new Map<string, GatewayProcess>();
     /** Every URL a gateway of this world listened on, crashed ones too (the balancer's log names them). */

@@ -210,4 +210,23 @@ describeCluster(title, () => {
     expect(tooled(wd)).toHaveLength(1);
     expect((await wd.admin('b', `/api/schedules/${scheduleId('digest')}/runs`)).body.runs).toHaveLength(1);
   }, 60_000);
+
+  it('long-polls from one elected instance, and from the other once the first is killed', async () => {
+    const wd = await cluster({ polling: true });
+    const leads = (id: string) => wd.gw(id).output().includes('long polling (this instance leads)');
+    const leader = await until('an instance to lead', async () => wd.ids.find(leads), 15_000);
+    const other = wd.ids.find((id) => id !== leader)!;
+    wd.model.enqueue(turn({ text: 'Polled by the leader.' }));
+    wd.tg.injectMessage({ chat: DM_USER, text: 'hello, poller' });
+    await waitForAnswer(wd, DM_USER, 'Polled by the leader.', 'the first answer');
+    expect(leads(other)).toBe(false);
+    // Telegram refuses a second concurrent getUpdates with 409: the standby never asked.
+    expect(wd.tg.callsTo('getUpdates').filter((c) => !c.ok)).toEqual([]);
+
+    await wd.crash(leader);
+    await until('the other instance to lead', async () => leads(other), 30_000);
+    wd.model.enqueue(turn({ text: 'Polled by the survivor.' }));
+    wd.tg.injectMessage({ chat: DM_USER, text: 'still there?' });
+    await waitForAnswer(wd, DM_USER, 'Polled by the survivor.', 'the answer after the leader died', 30_000);
+  }, 90_000);
 });

@@ -7,6 +7,7 @@ import type { Express } from 'express';
 import type { Logger } from 'pino';
 import type { ChannelAdapter } from './adapter';
 import type { Clock } from './clock';
+import type { LeadershipFor } from './leadership';
 
 export interface AdapterBinding {
   adapter: ChannelAdapter;
@@ -18,6 +19,8 @@ export interface AdapterBinding {
 export interface BindingDeps {
   logger?: Logger;
   clock?: Clock;
+  /** Several instances on one database: who runs a once-per-bot receiver (see leadership.ts). */
+  leadership?: LeadershipFor;
 }
 
 /** The live-reply pacing of one platform, from the gateway config (one source for every adapter). */

@@ -5,6 +5,7 @@
  * its own is reported by `health()` and restarted. stop() ends polling (no getUpdates afterwards), closes
  * the webhook route and waits for events in flight; it is idempotent.
  */
+import type { Leadership, LeadershipFor } from '../contract/leadership';
 import { Bot } from 'grammy';
 import type { Express } from 'express';
 import pino, { type Logger } from 'pino';
@@ -35,6 +36,8 @@ export interface TelegramAdapterDeps {
   clock?: Clock;
   /** Wait before restarting a poll loop that ended on its own (default POLL_RESTART_MS). */
   pollRestartMs?: number;
+  /** With several instances on one bot token, only the leader long-polls (Telegram allows one getUpdates per token). */
+  leadership?: LeadershipFor;
 }
 
 /** The commands shown in Telegram's menu; the gateway parses them from the message text. */
@@ -73,6 +76,8 @@ export class TelegramAdapter implements ChannelAdapter {
   private starting?: Promise<void>;
   private stopping?: Promise<void>;
   private polling?: Promise<void>;
+  private readonly leadershipFor?: LeadershipFor;
+  private leader?: Leadership;
   /** Why long polling is down while it is being restarted. */
   private pollProblem?: string;
   private pollRestart?: NodeJS.Timeout;
@@ -82,6 +87,7 @@ export class TelegramAdapter implements ChannelAdapter {
 
   constructor(config: TelegramAdapterConfig, deps: TelegramAdapterDeps = {}) {
     this.config = parseTelegramConfig(config);
+    this.leadershipFor = deps.leadership;
     const apiRoot = normalizeApiRoot(this.config.apiRoot);
     this.logger = deps.logger ?? pino({ level: 'silent' });
     this.botId = botIdOf(this.config.botToken);
@@ -155,8 +161,30 @@ export class TelegramAdapter implements ChannelAdapter {
       this.logger.info({ bot: me.username, url: this.config.webhookUrl }, 'telegram: webhook set');
       return;
     }
+    if (this.leadershipFor) {
+      this.lead(this.leadershipFor(`telegram-poll:${me.id}`));
+      return;
+    }
     await this.startPolling();
     this.logger.info({ bot: me.username }, 'telegram: long polling');
+  }
+
+  /** Sends at once; polls only while this instance leads, and waits to lead again after losing it. */
+  private lead(l: Leadership): void {
+    this.leader = l;
+    this.logger.info('telegram: sending; long polling once this instance leads (another instance may be polling)');
+    const lost = () => {
+      if (this.state === 'stopped') return;
+      this.logger.warn('telegram: no longer the polling instance; waiting to lead again');
+      void this.bot.stop().catch(() => undefined).then(() => this.lead(l));
+    };
+    l.acquire(lost).then(
+      () => {
+        if (this.state === 'stopped') return;
+        this.startPolling().then(() => this.logger.info('telegram: long polling (this instance leads)'), (err: unknown) => this.onPollingStopped((err as Error).message));
+      },
+      (err: unknown) => this.logger.error({ err }, 'telegram: waiting to lead failed'),
+    );
   }
 
   private async getMe() {
@@ -224,6 +252,7 @@ export class TelegramAdapter implements ChannelAdapter {
     await this.starting?.catch(() => undefined);
     this.state = 'stopped';
     if (this.pollRestart) clearTimeout(this.pollRestart);
+    await this.leader?.release().catch(() => undefined);
     if (this.polling) {
       try {
         await this.bot.stop();
