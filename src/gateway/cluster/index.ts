@@ -1,8 +1,9 @@
 /**
- * The gateway's part in a cluster (gateway.md §12). On PostgreSQL every gateway is an instance among
- * those sharing the database: it joins (taking over what dead peers left), routes each event to its
- * conversation's owner, forwards the operator's stop and approval decisions there, and leaves on a clean
- * stop. On SQLite (one gateway per file) it is alone: everything is its own, and nothing goes anywhere.
+ * The gateway's part in a cluster (gateway.md §12). On PostgreSQL every gateway is an instance: it joins
+ * (taking over what dead peers left), routes each event to its conversation's owner, forwards the operator's
+ * stop and approval decisions there, and leaves on a clean stop; alone on SQLite nothing goes anywhere. Rate
+ * budgets stay in each instance's memory: the owner is its chats' only writer, so per-chat pacing is exact,
+ * while per-bot budgets are per instance (a shared one would put a database round trip before every send).
  */
 import type { Logger } from 'pino';
 import type { ChannelAdapter } from '../../adapters/contract/adapter';
