@@ -174,6 +174,7 @@ describeCluster(title, () => {
     const note = await wd.tg.waitFor(() => wd.tg.botMessages(GROUP).find((m) => hasButton(m, 'Continue')), 30_000, 'the survivor\'s Continue offer');
     const cut = wd.tg.botMessages(GROUP).find((m) => m.message_id === live.message_id)!;
     expect(cut.message_id).toBeLessThan(note.message_id);
+    expect(note.text).toBe('⚠️ The gateway instance answering here stopped while I was working on this, so the reply above is incomplete.');
     expect(buttonLabels(cut)).toEqual([]);
     expect(cut.text).not.toContain('✍️');
     expect(cut.text!.endsWith(`\n\n${TAKEOVER_NOTE}`)).toBe(true);

@@ -47,6 +47,11 @@ export interface GovernorOptions {
   onGrant?: (keys: string[], at: number, priority: RatePriority) => void;
   /** Forget idle full buckets once more than this many exist. */
   maxIdleBuckets?: number;
+  /**
+   * How many processes spend the same account and method budgets (gateway instances on one bot); each
+   * gets its share of those. Chat budgets are whole: one instance owns a chat and is its only writer.
+   */
+  sharers?: () => number;
 }
 
 const earlier = (a: Waiter, b: Waiter) => a.due < b.due || (a.due === b.due && a.seq < b.seq);
@@ -65,14 +70,21 @@ export class RateGovernor {
   constructor(private readonly clock: Clock, private readonly opts: GovernorOptions = {}) {}
 
   private bucket(scope: RateScope): TokenBucket {
+    const limit = this.shareOf(scope);
     let b = this.buckets.get(scope.key);
     if (!b) {
-      b = new TokenBucket(scope.key, scope.limit, this.clock.now());
+      b = new TokenBucket(scope.key, limit, this.clock.now());
       this.buckets.set(scope.key, b);
-    } else if (b.limit.count !== scope.limit.count || b.limit.perMs !== scope.limit.perMs || b.limit.burst !== scope.limit.burst) {
-      b.limit = { ...scope.limit };
+    } else if (b.limit.count !== limit.count || b.limit.perMs !== limit.perMs || b.limit.burst !== limit.burst) {
+      b.limit = { ...limit };
     }
     return b;
+  }
+
+  private shareOf(scope: RateScope): RateScope['limit'] {
+    const n = scope.level === 'chat' ? 1 : Math.max(1, Math.floor(this.opts.sharers?.() ?? 1));
+    if (n === 1) return scope.limit;
+    return { count: scope.limit.count / n, perMs: scope.limit.perMs, burst: Math.max(1, Math.floor(scope.limit.burst / n)) };
   }
 
   acquire(scopes: readonly RateScope[], opts: AcquireOptions): Promise<Grant> {

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import type { ApprovalBroker } from '../runtime/approval-broker';
 import type { FireOutcome } from '../scheduler/fire-runs';
-import { recoverInterruptedReplies, TAKEOVER_NOTE, type RecoveryDeps } from '../runtime/restart-recovery';
+import { recoverInterruptedReplies, TAKEOVER_CAUSE, TAKEOVER_NOTE, type RecoveryDeps } from '../runtime/restart-recovery';
 import type { SessionManager } from '../runtime/session-manager';
 import type { GatewayStore } from '../store/types';
 import { createCluster, type ClusterDeps, type GatewayCluster } from './index';
@@ -54,7 +54,7 @@ export function wireCluster(d: WiringDeps): GatewayCluster {
     recover: async (t) => {
       const keys = new Set(t.keys);
       await d.store.resetBusySessions(keys);
-      await recoverInterruptedReplies(d, { keys, note: TAKEOVER_NOTE });
+      await recoverInterruptedReplies(d, { keys, note: TAKEOVER_NOTE, cause: TAKEOVER_CAUSE });
       const failed = await d.store.failScheduleRunsOf(t.instances, STOPPED_PEER);
       if (failed.length > 0) d.logger.warn({ runs: failed.map((r) => r.id), instances: t.instances }, 'cluster: scheduled runs of stopped instances marked failed');
     },

@@ -110,7 +110,8 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
   const store = opened.store;
   const admin = await ensureAdminToken(store, env, o.stdout, config.home, logger);
   const metrics = new GatewayMetrics({ processMetrics: true });
-  const governor = new RateGovernor(clock);
+  // Instances on one database share each bot's account budgets; `cluster` exists before anything sends.
+  const governor = new RateGovernor(clock, { sharers: () => 1 + cluster.livePeers().length });
   const redactor = o.redactor ?? new SecretRedactor();
   redactor.add([...gatewayCredentials(config), admin.source === 'generated' ? admin.token : undefined]);
   const outbox = new Outbox({ governor, clock, logger, redactor });

@@ -20,11 +20,14 @@ import type { SessionManager } from './session-manager';
 export const INTERRUPTED_NOTE = '⚠️ interrupted: the gateway restarted';
 export const TAKEOVER_NOTE = '⚠️ interrupted: the gateway instance answering here stopped';
 
-/** Which conversations to recover (by binding key) and the note their cut-off replies get; absent: all of them. */
+/** Which conversations to recover (by binding key), the note their cut-off replies get and what the Continue offer blames; absent: all of them. */
 export interface RecoveryScope {
   keys: ReadonlySet<string>;
   note: string;
+  cause?: string;
 }
+
+export const TAKEOVER_CAUSE = 'The gateway instance answering here stopped';
 
 export interface RecoveryDeps {
   config: GatewayConfig;
@@ -64,6 +67,6 @@ export async function recoverInterruptedReplies(d: RecoveryDeps, scope?: Recover
     if (offered.has(chat)) continue;
     offered.add(chat);
     const conv = { adapter, thread: parsed.ref, isDM: adapter.place(parsed.ref).direct, route: routeOf(d.config, adapter, parsed.ref) };
-    await d.manager.offerContinue(conv, { replyShown: shown.length > 0 });
+    await d.manager.offerContinue(conv, { replyShown: shown.length > 0, ...(scope?.cause ? { cause: scope.cause } : {}) });
   }
 }

@@ -198,14 +198,12 @@ export class SessionManager {
     return statusText(conv, sid, row, entry);
   }
 
-  /** After a restart: tell a conversation its reply was cut off (or never sent) and offer a Continue button. */
-  async offerContinue(conv: Conversation, o: { replyShown: boolean } = { replyShown: true }): Promise<void> {
+  /** After a restart (or takeover, `cause` says): tell a conversation its reply was cut off (or never sent) and offer Continue. */
+  async offerContinue(conv: Conversation, o: { replyShown: boolean; cause?: string } = { replyShown: true }): Promise<void> {
     const id = `c${randomBytes(6).toString('hex')}`;
     this.continuations.set(id, { ...conv, key: bindingKey(conv.thread) });
     await this.o.outbox.post(conv.adapter, conv.thread, {
-      text: o.replyShown
-        ? '⚠️ The gateway restarted while I was working on this, so the reply above is incomplete.'
-        : '⚠️ The gateway restarted before I could send my reply.',
+      text: `⚠️ ${o.cause ?? 'The gateway restarted'} ${o.replyShown ? 'while I was working on this, so the reply above is incomplete.' : 'before I could send my reply.'}`,
       buttons: [{ label: 'Continue', payload: encodeActionPayload({ kind: 'continue', continuationId: id }), style: 'primary' }],
     });
   }

@@ -45,6 +45,26 @@ describe('rate governor', () => {
     expect(times).toEqual([0, 0, 1000, 2000, 3000]);
   });
 
+  it('gives each of several instances its share of account budgets, and whole chat budgets', async () => {
+    const clock = new FakeClock();
+    let sharers = 2;
+    const g = new RateGovernor(clock, { sharers: () => sharers });
+    const account = scope('bot', { count: 4, perMs: 1000, burst: 4 }, 'account');
+    const times = (scopes: RateScope[], n: number) => {
+      const start = clock.now();
+      const out: number[] = [];
+      return clock.settle(Promise.all(Array.from({ length: n }, () => g.acquire(scopes, { priority: 'final' }).then(() => out.push(clock.now() - start))))).then(() => out);
+    };
+    // Two instances on one bot: 2 at once, then 2/s each, so together they stay within the bot's 4/s.
+    expect(await times([account], 4)).toEqual([0, 0, 500, 1000]);
+    await clock.advance(10_000);
+    expect(await times([scope('chat-1', { count: 2, perMs: 1000, burst: 2 })], 3)).toEqual([0, 0, 500]);
+    // A peer gone: the whole budget again.
+    sharers = 1;
+    await clock.advance(10_000);
+    expect(await times([account], 5)).toEqual([0, 0, 0, 0, 250]);
+  });
+
   it('serves finals before live requests that queued earlier', async () => {
     const clock = new FakeClock();
     const g = new RateGovernor(clock);
