@@ -10,7 +10,7 @@ import { finishChunk, stream, textChunks, turn, usageChunk, type RecordedRequest
 import { openCluster, POSTGRES_SKIPPED, WEBHOOK_PATH, type ClusterOptions, type ClusterWorld } from './cluster-world';
 import { assertGatewayBuilt } from './gateway-process';
 import { scheduleId, until, writeScheduleFile } from './schedule-files';
-import { buttonLabels, DM_USER, hasButton, isCard, isFinalReply, splitReply } from './telegram-world';
+import { ADMIN_TOKEN, buttonLabels, DM_USER, hasButton, isCard, isFinalReply, splitReply } from './telegram-world';
 
 const BOT = '@fake_test_bot';
 const GROUP = -1001234567890;
@@ -230,4 +230,27 @@ describeCluster(title, () => {
     wd.tg.injectMessage({ chat: DM_USER, text: 'still there?' });
     await waitForAnswer(wd, DM_USER, 'Polled by the survivor.', 'the answer after the leader died', 30_000);
   }, 90_000);
+
+  it('shows the live transcript of a session on the instance that does not run it', async () => {
+    const wd = await cluster();
+    const long = 'Live words written by the owner, read by its peer. '.repeat(10);
+    wd.model.enqueue(slowTurn(long, 40));
+    wd.tg.injectMessage({ chat: { id: GROUP, type: 'supergroup', title: 'Team' }, from: DM_USER, text: `${BOT} stream something` });
+    await wd.tg.waitFor(() => wd.tg.botMessages(GROUP).find((m) => m.text?.includes('Live words')), 15_000, 'streaming');
+    const owner = await ownerOf(wd, GROUP, 'a');
+    const other = wd.ids.find((id) => id !== owner)!;
+    const session = (await sessions(wd, other)).find((s) => s.binding_key?.startsWith(`telegram:${GROUP}:`))!;
+    const res = await fetch(`${wd.gw(other).url}/api/sessions/${session.session_id}/events`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    let got = '';
+    const deadline = Date.now() + 20_000;
+    while (!/event: messages\ndata: .*Live words/.test(got) && Date.now() < deadline) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      got += Buffer.from(value).toString('utf8');
+    }
+    await reader.cancel();
+    expect(got).toMatch(/event: messages\ndata: .*Live words/);
+  }, 60_000);
 });

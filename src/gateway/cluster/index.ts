@@ -52,6 +52,8 @@ export interface GatewayCluster {
   atOwner<T>(key: string | null | undefined, op: string, args: unknown, local: () => Promise<T>): Promise<T>;
   /** Claims conversation `key`: undefined when it is now this instance's, else the live instance that owns it. */
   ownerElsewhere(key: string): Promise<string | undefined>;
+  /** The live peer that owns conversation `key`, if any (no claim is made). */
+  ownedElsewhere(key: string | null | undefined): Promise<string | undefined>;
   /** Asks instance `to` to run `op`; rejects on timeout or when `to` stops. */
   ask(to: string, op: string, args: unknown, waitMs?: number): Promise<unknown>;
   livePeers(): string[];
@@ -97,6 +99,7 @@ export function createCluster(d: ClusterDeps): GatewayCluster {
       const owner = await membership.claim(key);
       return owner === id ? undefined : owner;
     },
+    ownedElsewhere: async (key) => (key ? membership.liveOwner(key) : undefined),
     ask: (to, op, args, waitMs) => r.request(to, op, args, waitMs),
     livePeers: () => membership.livePeers().map((p) => p.instance_id),
     health: () => ({ id, owns: membership.owns, peers: membership.livePeers().map((p) => ({ id: p.instance_id, last_seen: p.heartbeat_at })) }),
@@ -116,6 +119,7 @@ function alone(id: string, d: ClusterDeps): GatewayCluster {
     route: (_adapter, local) => local,
     atOwner: (_key, _op, _args, local) => local(),
     ownerElsewhere: async () => undefined,
+    ownedElsewhere: async () => undefined,
     ask: async (to) => {
       throw new Error(`no instance ${to}: this gateway is alone on its database`);
     },

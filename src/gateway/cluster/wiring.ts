@@ -6,6 +6,9 @@
 import { z } from 'zod';
 import type { ApprovalBroker } from '../runtime/approval-broker';
 import type { FireOutcome } from '../scheduler/fire-runs';
+import { tracesDir } from '../../core/trace/paths';
+import type { TraceFeed, TraceListener } from '../runtime/trace-feed';
+import { tailTrace } from '../runtime/trace-tail';
 import { recoverInterruptedReplies, TAKEOVER_CAUSE, TAKEOVER_NOTE, type RecoveryDeps } from '../runtime/restart-recovery';
 import type { SessionManager } from '../runtime/session-manager';
 import type { GatewayStore } from '../store/types';
@@ -44,6 +47,31 @@ export async function approvalKey(store: GatewayStore, id: string): Promise<stri
   const row = await store.getApproval(id);
   if (!row) return undefined;
   return row.card?.chat ?? (await store.getSession(row.session_id))?.binding_key;
+}
+
+/**
+ * The dashboard's live transcript of a session: the local trace feed while this instance runs it, else
+ * the trace files followed as the owning instance writes them (the data dir is shared).
+ */
+export function watchSessionAnywhere(
+  d: { cluster: GatewayCluster; store: GatewayStore; home: string; feed: TraceFeed },
+  sessionId: string,
+  listener: TraceListener,
+): () => void {
+  if (!d.cluster.shared) return d.feed.subscribe(sessionId, listener);
+  let stop: (() => void) | undefined;
+  let done = false;
+  void (async () => {
+    const row = await d.store.getSession(sessionId);
+    if (done || !row) return;
+    const remote = await d.cluster.ownedElsewhere(row.binding_key);
+    if (done) return;
+    stop = remote ? tailTrace(tracesDir(d.home, row.project_id, row.agent_id), sessionId, listener) : d.feed.subscribe(sessionId, listener);
+  })().catch(() => undefined);
+  return () => {
+    done = true;
+    stop?.();
+  };
 }
 
 export function wireCluster(d: WiringDeps): GatewayCluster {

@@ -20,7 +20,7 @@ import type { AdminRuntime, ScheduleAdmin } from '../admin/types';
 import type { GatewayConfig } from '../config';
 import type { Logger } from '../logger';
 import { pgLeadership } from '../cluster/pg-leadership';
-import { approvalKey, handOverFire, wireCluster } from '../cluster/wiring';
+import { approvalKey, handOverFire, watchSessionAnywhere, wireCluster } from '../cluster/wiring';
 import type { LeadershipFor } from '../../adapters/contract/leadership';
 import { ChatExecutor, chatListing, Scheduler, scheduleView, watchDirectories } from '../scheduler';
 import { databaseUrlPassword, describeRebuild, openGatewayStore, type GatewayStore } from '../store';
@@ -198,7 +198,7 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
       .map((b) => ({ key: b.key, tokens: Math.floor(b.tokens * 100) / 100, capacity: b.capacity, paused_until: b.pausedUntil })),
     stopSession: async (id) => cluster.atOwner((await store.getSession(id))?.binding_key, 'stop-session', { id }, () => manager.stopSession(id)),
     resendDelivery: (id) => resendDelivery(id, { store, outbox, adapterFor }),
-    watchSession: (id, listener) => feed.subscribe(id, listener),
+    watchSession: (id, listener) => watchSessionAnywhere({ cluster, store, home: config.home, feed }, id, listener),
     get schedules() {
       return schedulerUp ? scheduleAdmin : undefined;
     },
