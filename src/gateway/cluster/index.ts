@@ -48,6 +48,8 @@ export interface GatewayCluster {
   /** Starts taking letters and watching peers; call once the adapters run. */
   start(): Promise<void>;
   route(adapter: ChannelAdapter, local: InboundHandler): InboundHandler;
+  /** A shutdown begins: take no more letters (those sent meanwhile go to whoever takes this instance's place). */
+  pause(): Promise<void>;
   /** Runs `local` here, or asks the live owner of conversation `key` to run `op` with `args`. */
   atOwner<T>(key: string | null | undefined, op: string, args: unknown, local: () => Promise<T>): Promise<T>;
   /** Claims conversation `key`: undefined when it is now this instance's, else the live instance that owns it. */
@@ -83,6 +85,10 @@ export function createCluster(d: ClusterDeps): GatewayCluster {
     async join() {
       const t = await membership.join();
       joined = true;
+      // A reply cut off in a conversation nobody owns (an index moved over from a lone gateway): this start finalises it.
+      const orphans = (await d.store.listOpenDeliveries({ purpose: 'live' })).map((r) => r.chat);
+      const owners = await d.store.conversationOwners(orphans);
+      for (const key of new Set(orphans.filter((k) => !owners.has(k)))) if ((await membership.claim(key)) === id) t.keys.push(key);
       d.logger.info({ instance: id, peers: membership.livePeers().map((p) => p.instance_id), recovering: t.keys.length }, 'cluster: joined');
       return t;
     },
@@ -91,6 +97,7 @@ export function createCluster(d: ClusterDeps): GatewayCluster {
       membership.start();
     },
     route: (adapter, local) => r.wrap(adapter, local),
+    pause: () => bus.stop(),
     async atOwner(key, op, args, local) {
       const owner = key ? await membership.liveOwner(key) : undefined;
       return owner ? ((await r.request(owner, op, args)) as Awaited<ReturnType<typeof local>>) : local();
@@ -117,6 +124,7 @@ function alone(id: string, d: ClusterDeps): GatewayCluster {
     join: async () => undefined,
     start: async () => undefined,
     route: (_adapter, local) => local,
+    pause: async () => undefined,
     atOwner: (_key, _op, _args, local) => local(),
     ownerElsewhere: async () => undefined,
     ownedElsewhere: async () => undefined,

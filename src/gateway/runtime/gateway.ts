@@ -245,6 +245,7 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
   const shutdown = (reason = 'gateway shutting down'): Promise<void> => {
     stopping ??= (async () => {
       accepting = false;
+      await cluster.pause().catch((err: unknown) => logger.warn({ err }, 'the cluster mailbox did not stop cleanly'));
       await withinGrace(config.shutdown.grace_ms, async () => {
         await scheduler.stop();
         await manager.shutdown(reason);
