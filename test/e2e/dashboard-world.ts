@@ -1,9 +1,9 @@
 /**
  * The dashboard's end-to-end world: the real gateway process (built dist, no chat platform, only the web
- * playground) on a temp PENGUIN_HOME with the fake OpenAI-compatible model, and one headless Debian
- * Chromium driven by playwright-core, shared by every test of a file. `prepare(home)` writes into PENGUIN_HOME
- * before the gateway starts (schedule files). `chromiumPath()` says whether the browser is here (a CI run must
- * have it: .ci/run installs the package). `close()` ends it all.
+ * playground) on a temp PENGUIN_HOME with the fake OpenAI-compatible model, and one headless Debian Chromium
+ * driven by playwright-core, shared by every test of a file. `prepare(home)` writes into PENGUIN_HOME before the
+ * gateway starts (schedule files); `env` adds to or overrides the gateway's environment. `chromiumPath()` says
+ * whether the browser is here (a CI run must have it: .ci/run installs the package). `close()` ends it all.
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -34,7 +34,7 @@ export interface DashboardWorld {
   close(): Promise<void>;
 }
 
-export async function openDashboardWorld(o: { prepare?: (home: string) => Promise<void> } = {}): Promise<DashboardWorld> {
+export async function openDashboardWorld(o: { prepare?: (home: string) => Promise<void>; env?: Record<string, string> } = {}): Promise<DashboardWorld> {
   const dir = await mkdtemp(join(tmpdir(), 'pg-e2e-dash-'));
   const model = new FakeOpenAIServer({ apiKey: MODEL_KEY, untooled: turn({ text: 'Dashboard test' }) });
   let browser: Browser | undefined;
@@ -49,6 +49,7 @@ export async function openDashboardWorld(o: { prepare?: (home: string) => Promis
       env: {
         PENGUIN_HOME: home, PENGUIN_GATEWAY_PORT: '0', PENGUIN_GATEWAY_CONFIG: configFile, PENGUIN_ADMIN_TOKEN: DASHBOARD_TOKEN,
         OPENAI_API_KEY: MODEL_KEY, OPENAI_BASE_URL: model.baseUrl, PENGUIN_MODEL: 'fake-model',
+        ...o.env,
       },
     });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });

@@ -3,7 +3,8 @@
  * (a wrong token fails), every page without a console error (screenshotted to dist/screenshots), a streamed
  * playground reply, an approval from the Approvals page, the transcript with who decided, a vault value shown
  * on no page, the usage chart's totals, the Schedules page on real files (invalid ones, Enable/Disable, a grant,
- * Run now, history, "No schedules", scheduler down), CSRF and cookie refusals, logout.
+ * Run now, history, "No schedules", scheduler down), this instance on the Overview (alone on SQLite) and the
+ * sessions' Instance column, CSRF and cookie refusals, logout.
  */
 import { mkdirSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -22,6 +23,7 @@ const PAGES = ['overview', 'sessions', 'approvals', 'schedules', 'usage', 'acces
 // slot (09:00 in Tokyo on 1 January 2099) is far enough away that only Run now fires it, and one invalid.
 const DIGEST = 'default_project:default_agent:digest';
 const BROKEN = 'default_project:default_agent:broken';
+const INSTANCE_ID = 'dash-e2e-1';
 const CONVERSATION = 'sched-e2e';
 const DIGEST_TOML = `# the morning digest\nprompt = "Summarise the open pull requests"\nenabled = false\nstart_at = 2099-01-01T00:00:00Z\ncron = "0 9 * * *"\ntimezone = "Asia/Tokyo"\ndeliver_to = "web:${CONVERSATION}"\n`;
 const SCHEDULED_ANSWER = 'Good morning: two pull requests wait for review.';
@@ -71,7 +73,7 @@ describeBrowser('dashboard in headless Chromium', () => {
   beforeAll(async () => {
     assertGatewayBuilt();
     mkdirSync(SCREENSHOT_DIR, { recursive: true });
-    w = await openDashboardWorld({ prepare: writeScheduleFiles });
+    w = await openDashboardWorld({ prepare: writeScheduleFiles, env: { PENGUIN_INSTANCE_ID: INSTANCE_ID } });
     // UTC, so a next fire shown in the schedule's own zone (Asia/Tokyo) differs from one shown in local time.
     ctx = await w.browser.newContext({ viewport: { width: 1280, height: 860 }, timezoneId: 'UTC' });
     page = watch(await ctx.newPage());
@@ -380,6 +382,29 @@ describeBrowser('dashboard in headless Chromium', () => {
       await other.close();
       await admin.close();
     }
+  });
+
+  it('shows this instance on the Overview, alone on SQLite, and no owner in the sessions\' Instance column', async () => {
+    await open(page, 'overview');
+    await page.getByTestId('instance-id').waitFor();
+    expect(await page.getByTestId('instance-id').textContent()).toBe(INSTANCE_ID);
+    expect(await page.getByTestId('instance-alone').textContent()).toBe('Runs alone: no other gateway instance is live on its database.');
+    expect(await page.getByTestId('instance-peers').count()).toBe(0);
+    // What it owns on SQLite is what it holds in memory: the page follows /readyz within a refresh.
+    await until('the Overview showing what /readyz owns', async () => {
+      const owns = (await w.admin('/readyz')).body.instance.owns as number;
+      return (await page.getByTestId('instance-owns').textContent()) === String(owns);
+    });
+    await shot(page, 'overview-instance');
+
+    await open(page, 'sessions');
+    const rows = page.locator('table.rows tbody tr');
+    await rows.first().waitFor();
+    expect(await page.locator('table.rows thead th').allTextContents()).toContain('Instance');
+    // Alone, no instance claims a conversation in the index: every row shows the dash.
+    expect((await w.admin('/api/sessions')).body.sessions.every((s: { owner_instance: string | null }) => s.owner_instance === null)).toBe(true);
+    expect(new Set(await rows.locator('[data-col="instance"]').allTextContents())).toEqual(new Set(['—']));
+    expect(consoleErrors).toEqual([]);
   });
 
   it('works at a phone width', async () => {

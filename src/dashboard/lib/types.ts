@@ -16,11 +16,16 @@ export interface Overview {
   rate_budgets: RateBudget[];
   platform_problems: { session_id: string; platform: string | null; title: string | null; problem: string; at: number }[];
   dead_letters: Delivery[];
+  /** Null when the gateway reports no instance; peers empty when it runs alone. */
+  instance: InstanceInfo | null;
 }
+export interface InstanceInfo { id: string; owns: number; peers: { id: string; last_seen: number }[] }
 export interface SessionRow {
   session_id: string; project_id: string; agent_id: string; parent_session_id: string | null; route: string | null; platform: string | null;
   binding_key: string | null; title: string | null; status: string; approval_mode: string; platform_problem: string | null;
   created_at: number; last_active_at: number; total: number; output: number;
+  /** The gateway instance running the conversation now, on a shared PostgreSQL index; null when none holds it. */
+  owner_instance: string | null;
 }
 export interface Approval {
   id: string; session_id: string; origin_session_id: string | null; tool_call_id: string; tool_name: string; requester: string | null;

@@ -1,13 +1,32 @@
 /**
  * Overview: each adapter's state (connected, not configured and why, failing) with its last inbound
- * event, the running Tasks (with Abort), the rate budgets in use or paused, and recent problems
- * (platform refusals, dead letters). Refreshes every 3 s while open.
+ * event, this gateway instance (its id, the conversations it owns, its live peers with when each was last
+ * seen, or that it runs alone), the running Tasks (with Abort), the rate budgets in use or paused, and
+ * recent problems (platform refusals, dead letters). Refreshes every 3 s while open.
  */
 import { api } from '../lib/api';
 import { ago, when } from '../lib/format';
 import { useLoad } from '../lib/hooks';
 import { Action, Badge, ErrorLine, Section } from '../lib/ui';
-import type { Overview } from '../lib/types';
+import type { InstanceInfo, Overview } from '../lib/types';
+
+function InstanceSection({ i }: { i: InstanceInfo }) {
+  return (
+    <Section title="This instance">
+      <p>
+        <code data-testid="instance-id">{i.id}</code> owns <span data-testid="instance-owns">{i.owns}</span> conversation{i.owns === 1 ? '' : 's'}.
+      </p>
+      {i.peers.length === 0 ? <p class="muted" data-testid="instance-alone">Runs alone: no other gateway instance is live on its database.</p> : (
+        <table data-testid="instance-peers">
+          <thead><tr><th>Peer instance</th><th>Last seen</th></tr></thead>
+          <tbody>
+            {i.peers.map((p) => <tr key={p.id}><td><code>{p.id}</code></td><td>{ago(p.last_seen)}</td></tr>)}
+          </tbody>
+        </table>
+      )}
+    </Section>
+  );
+}
 
 export function OverviewPage() {
   const o = useLoad(() => api<Overview>('/api/overview'), [], 3000);
@@ -30,6 +49,7 @@ export function OverviewPage() {
             </ul>
             {!d.accepting ? <p class="error">The gateway is not taking events (starting or shutting down).</p> : null}
           </Section>
+          {d.instance ? <InstanceSection i={d.instance} /> : null}
           <Section title={`Running tasks (${d.tasks.length})`}>
             {d.tasks.length === 0 ? <p class="muted">No Task is running.</p> : (
               <table>

@@ -1,7 +1,7 @@
 /**
  * Sessions: the list filtered by platform, route, status, date range and text (title, session id or
- * conversation key, which names the chat and user), newest activity first, 50 a page; a row opens its
- * transcript (#/sessions/<id>).
+ * conversation key, which names the chat and user), newest activity first, 50 a page, each with the gateway
+ * instance that owns its conversation (— when none); a row opens its transcript (#/sessions/<id>).
  */
 import { useState } from 'preact/hooks';
 import { api, qs } from '../lib/api';
@@ -48,12 +48,13 @@ function SessionList() {
       </form>
       <ErrorLine error={list.error} />
       <table class="rows">
-        <thead><tr><th>Title</th><th>Platform</th><th>Route</th><th>Status</th><th>Tokens</th><th>Last active</th></tr></thead>
+        <thead><tr><th>Title</th><th>Platform</th><th>Route</th><th>Status</th><th>Tokens</th><th>Last active</th><th>Instance</th></tr></thead>
         <tbody>
           {(list.data?.sessions ?? []).map((s) => (
             <tr key={s.session_id} class="link" onClick={() => route(`sessions/${encodeURIComponent(s.session_id)}`)}>
               <td><a href={`#/sessions/${encodeURIComponent(s.session_id)}`}>{s.title ?? s.session_id}</a>{s.platform_problem ? <span class="error"> ⚠ {s.platform_problem}</span> : null}</td>
               <td>{s.platform ?? '—'}</td><td>{s.route ?? '—'}</td><td><Badge state={s.status} /></td><td>{tokens(s.total)}</td><td>{ago(s.last_active_at)}</td>
+              <td data-col="instance">{s.owner_instance ? <code>{s.owner_instance}</code> : '—'}</td>
             </tr>
           ))}
         </tbody>

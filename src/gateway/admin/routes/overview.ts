@@ -1,16 +1,23 @@
 /**
  * `GET /api/overview`: what the dashboard's first page shows in one call — each adapter's state (connected,
- * not configured and why, failing, last inbound event), the running Tasks, the rate budgets in use or
- * paused, and recent problems: conversations whose platform refused the bot, and dead letters (deliveries
- * that failed for good). No query; lists are capped at 20 newest.
+ * not configured and why, failing, last inbound event), the running Tasks, the rate budgets in use or paused,
+ * recent problems (conversations whose platform refused the bot, dead letters), and this instance:
+ * `instance: {id, owns, peers: [{id, last_seen}]}`, peers empty when it runs alone, null when the runtime
+ * reports none. No query; lists are capped at 20 newest.
  */
 import { Router } from 'express';
 import { z } from 'zod';
 import type { GatewayStore } from '../../store';
-import type { AdminRuntime } from '../types';
+import type { AdminRuntime, RuntimeHealth } from '../types';
 import { parseInput } from '../validate';
 
 const RECENT = 20;
+
+/** Only the fields the dashboard reads, named here, so a later addition to the runtime's health stays internal. */
+function instanceOf(h: RuntimeHealth) {
+  const i = h.instance;
+  return i ? { id: i.id, owns: i.owns, peers: i.peers.map((p) => ({ id: p.id, last_seen: p.last_seen })) } : null;
+}
 
 export function overviewRoutes(store: GatewayStore, runtime: AdminRuntime): Router {
   const r = Router();
@@ -28,6 +35,7 @@ export function overviewRoutes(store: GatewayStore, runtime: AdminRuntime): Rout
       rate_budgets: runtime.rateBudgets(),
       platform_problems: problems.map((s) => ({ session_id: s.session_id, platform: s.platform, title: s.title, problem: s.platform_problem, at: s.updated_at })),
       dead_letters: deadLetters,
+      instance: instanceOf(health),
     });
   });
   return r;
