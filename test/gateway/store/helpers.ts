@@ -2,12 +2,12 @@
  * Test helpers of the store contract suite: `describeBackends` runs a suite once per backend (SQLite, and
  * PostgreSQL on the run's throwaway server, skipped with the reason when PostgreSQL is not installed,
  * outside CI); `openTestStore` gives a store on a fresh database with a hand-driven clock and a temp dir,
- * whose `cleanup` closes it and removes the dir.
+ * whose `cleanup` closes it and removes the dir; `storePerTest` opens one per test.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { IndexStore } from '../../../src/gateway/store';
+import type { GatewayStore, IndexStore } from '../../../src/gateway/store';
 import { POSTGRES_SKIPPED, postgresBackend, releasePostgres, sqliteBackend, type Backend, type TargetOptions, type TestTarget } from './backends';
 
 export { sqliteBackend, postgresBackend, type Backend, type TestTarget } from './backends';
@@ -40,6 +40,17 @@ export async function openTestStore(backend: Backend = sqliteBackend, opts: Targ
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** A fresh store for every test of the enclosing describe on `backend`, cleaned up after it: read `.t` and `.store` inside tests. */
+export function storePerTest(backend: Backend): { t: TestStore; store: GatewayStore } {
+  const ctx = {} as { t: TestStore; store: GatewayStore };
+  beforeEach(async () => {
+    ctx.t = await openTestStore(backend);
+    ctx.store = ctx.t.store;
+  });
+  afterEach(() => ctx.t.cleanup());
+  return ctx;
 }
 
 /** `describe(title [backend])` once per backend, each with the backend to open stores on. */
