@@ -2,8 +2,9 @@
  * Slack across two gateway instances on one PostgreSQL database and one data dir (issue 21), end to end:
  * real gateway processes `a` and `b`, the fake Slack and the fake model. HTTP mode: signed deliveries to the
  * load balancer; threads spread over both are answered once, a follow-up, a button press or a retry that
- * reaches the instance not owning the thread is handled by the owner (the press acked in time). Socket Mode:
- * one connection per instance, envelopes spread over both, each answered once by the owner. Skips without PostgreSQL.
+ * reaches the instance not owning the thread is handled by the owner (the press acked in time), and an
+ * assistant thread belongs to the instance it opened on. Socket Mode: one connection per instance, envelopes
+ * spread over both, each answered once by the owner. Skips without PostgreSQL.
  */
 import { slowTurn, turn, type RecordedRequest } from '../fakes/openai-server';
 import type { InjectResult } from '../fakes/slack-server';
@@ -182,6 +183,21 @@ describeCluster(`Slack on a gateway cluster, HTTP mode behind the load balancer 
     expect(new Set(routedRace)).toEqual(new Set(['a', 'b']));
   }, 60_000);
 
+  it('titles an assistant thread opened through one instance and first written in through the other', async () => {
+    const wd = await cluster('http');
+    wd.model.enqueue(turn({ text: 'Answered in the assistant pane.' }));
+    wd.lb.only(wd.gw('b').url);
+    const opened = wd.slack.assistantThreadStarted(ALICE);
+    expect((await opened.delivery.done).state).toBe('acked');
+    await wd.slack.waitFor(() => wd.slack.callsTo('assistant.threads.setSuggestedPrompts').find((c) => c.ok), 10_000, 'suggested prompts');
+
+    wd.lb.only(wd.gw('a').url);
+    wd.slack.dmMessage(ALICE, 'what can you do?', { thread_ts: opened.ts });
+    await waitForFinal(wd, opened.channel, opened.ts, 'Answered in the assistant pane.');
+    const titled = await wd.slack.waitFor(() => wd.slack.callsTo('assistant.threads.setTitle').find((c) => c.ok), 15_000, 'the thread titled');
+    expect(titled.params).toMatchObject({ channel_id: opened.channel, thread_ts: opened.ts, title: 'what can you do?' });
+    expect(botReplies(wd, opened.channel, opened.ts).map((m) => m.visibleText)).toEqual(['Answered in the assistant pane.']);
+  }, 60_000);
 });
 
 describeCluster(`Slack on a gateway cluster, Socket Mode (real processes)${skipped}`, () => {
