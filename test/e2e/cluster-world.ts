@@ -1,9 +1,10 @@
 /**
- * One end-to-end cluster world per test: a fresh PostgreSQL database on the run's test server, the fake Bot
- * API in webhook mode pointed at the fake load balancer, the fake model, and real gateway processes (ids
- * `a`, `b`, …) sharing one PENGUIN_HOME and PENGUIN_DATABASE_URL, set up through the public environment and
- * config file only (telegram-world.ts's). Each started gateway joins the balancer; `crash(id)` kills it -9
- * and takes it out. `close()` kills every gateway, stops the fakes, drops the database and removes the dir.
+ * One end-to-end cluster world per test: a fresh PostgreSQL database on the run's test server, the platform
+ * fakes asked for (the Bot API in webhook mode pointed at the fake load balancer by default; the fake Slack
+ * delivering to the balancer or over Socket Mode), the fake model, and real gateway processes (ids `a`, `b`,
+ * …) sharing one PENGUIN_HOME and PENGUIN_DATABASE_URL, set up through the public environment and config
+ * file only (telegram-world.ts's, slack-world.ts's). Each started gateway joins the balancer; `crash(id)`
+ * kills it -9 and takes it out. `close()` kills every gateway, stops the fakes, drops the database, removes the dir.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -12,29 +13,36 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { FakeLoadBalancer } from '../fakes/load-balancer';
 import { FakeOpenAIServer, turn } from '../fakes/openai-server';
+import { FakeSlackServer, type FakeSlackOptions } from '../fakes/slack-server';
 import { FakeTelegramServer, type FakeTelegramOptions } from '../fakes/telegram-server';
 import { serverUrl } from '../gateway/store/backends';
 import { sharedServer } from '../helpers/pg-server';
 import { adminRequest, type AdminInit } from './admin-request';
 import { killAllGateways, spawnGateway, type GatewayProcess } from './gateway-process';
-import { ADMIN_TOKEN, LENIENT_LIMITS, MODEL_KEY, mergeConfig, writeGatewaySetup } from './telegram-world';
+import { mergeSlackConfig, slackEnv, waitReady } from './slack-world';
+import { ADMIN_TOKEN, DM_USER, LENIENT_LIMITS, MODEL_KEY, mergeConfig, writeGatewaySetup } from './telegram-world';
 
 export { POSTGRES_SKIPPED } from '../gateway/store/backends';
 
 /** The webhook route the gateway mounts (README "Telegram", webhook mode). */
 export const WEBHOOK_PATH = '/telegram/webhook';
 export const WEBHOOK_SECRET = 'cluster-e2e-webhook-secret';
+/** Slack's Events API and interactivity route on every instance (README "Slack", HTTP mode). */
+export const SLACK_EVENTS_PATH = '/slack/events';
 /** Two processes on two shared cores start slower than one. */
 const START_TIMEOUT_MS = 30_000;
 
 export interface ClusterOptions {
   /** Instance ids, default ['a', 'b']. */
   ids?: string[];
-  /** Merged over telegram-world's FAST_CONFIG; telegram webhook mode is set on top unless `polling`. */
+  /** The platforms the gateways run, default { telegram: true }. */
+  platforms?: { telegram?: boolean; slack?: 'http' | 'socket' };
+  /** Merged over the worlds' FAST_CONFIGs; telegram webhook mode is set on top unless `polling`. */
   config?: Record<string, any>;
   /** Long polling instead of the webhook: the instances elect the one that polls. */
   polling?: boolean;
   telegram?: FakeTelegramOptions;
+  slack?: FakeSlackOptions;
   /** Extra or overriding environment for every gateway. */
   env?: Record<string, string>;
 }
@@ -43,7 +51,10 @@ export interface ClusterWorld {
   dir: string;
   home: string;
   databaseUrl: string;
-  tg: FakeTelegramServer;
+  /** The fake Bot API (throws when the world runs no Telegram). */
+  readonly tg: FakeTelegramServer;
+  /** The fake Slack (throws when the world runs no Slack). */
+  readonly slack: FakeSlackServer;
   model: FakeOpenAIServer;
   lb: FakeLoadBalancer;
   readonly ids: readonly string[];
@@ -53,7 +64,7 @@ export interface ClusterWorld {
   running(): string[];
   /** The id of the gateway that listened at `url` (a backend URL in the balancer's log), crashed or not. */
   idOf(url: string | undefined): string | undefined;
-  /** Starts the gateway `id` and adds it to the balancer once it listens. */
+  /** Starts the gateway `id` and adds it to the balancer once it listens (with Slack: once it is ready). */
   start(id: string): Promise<GatewayProcess>;
   /** Starts every id, one after another (the first creates the schema). */
   startAll(): Promise<void>;
@@ -88,23 +99,34 @@ async function freshDatabase(): Promise<{ url: string; drop(): Promise<void> }> 
 
 export async function openCluster(o: ClusterOptions = {}): Promise<ClusterWorld> {
   const ids = o.ids ?? ['a', 'b'];
+  const platforms = o.platforms ?? { telegram: true };
   const dir = await mkdtemp(join(tmpdir(), 'pg-e2e-cluster-'));
-  const tg = new FakeTelegramServer({ rateLimits: LENIENT_LIMITS, ...o.telegram });
+  const tg = platforms.telegram ? new FakeTelegramServer({ rateLimits: LENIENT_LIMITS, ...o.telegram }) : undefined;
+  const slack = platforms.slack ? new FakeSlackServer({ delivery: platforms.slack, ...o.slack }) : undefined;
   const model = new FakeOpenAIServer({ apiKey: MODEL_KEY, untooled: turn({ text: 'Title' }) });
   const lb = new FakeLoadBalancer();
   let db: { url: string; drop(): Promise<void> } | undefined;
   const stopAll = async () => {
     await killAllGateways();
-    await Promise.all([tg.stop(), model.stop(), lb.stop()]);
+    await Promise.all([tg?.stop(), slack?.stop(), model.stop(), lb.stop()]);
     await db?.drop();
     await rm(dir, { recursive: true, force: true });
   };
   try {
-    const [{ apiRoot, token }, , lbUrl] = await Promise.all([tg.start(), model.start(), lb.start()]);
+    const [telegram, slackCreds, , lbUrl] = await Promise.all([tg?.start(), slack?.start(), model.start(), lb.start()]);
     db = await freshDatabase();
-    const config = mergeConfig(o.config);
-    if (!o.polling) config.telegram = { ...config.telegram, mode: 'webhook', webhook_url: `${lbUrl}${WEBHOOK_PATH}`, webhook_secret: WEBHOOK_SECRET };
-    const env = await writeGatewaySetup({ dir, apiRoot, token, modelUrl: model.baseUrl, config, env: { PENGUIN_DATABASE_URL: db.url, ...o.env } });
+    let config = mergeConfig(o.config);
+    if (tg && !o.polling) config.telegram = { ...config.telegram, mode: 'webhook', webhook_url: `${lbUrl}${WEBHOOK_PATH}`, webhook_secret: WEBHOOK_SECRET };
+    const platformEnv: Record<string, string> = {};
+    if (slack && slackCreds) {
+      config = mergeSlackConfig(config);
+      Object.assign(platformEnv, slackEnv(slackCreds, platforms.slack!));
+      if (telegram) platformEnv.PENGUIN_ALLOW_USERS = `telegram:${DM_USER},${platformEnv.PENGUIN_ALLOW_USERS}`;
+      if (platforms.slack === 'http') slack.setRequestUrl(`${lbUrl}${SLACK_EVENTS_PATH}`);
+    }
+    const env = await writeGatewaySetup({
+      dir, apiRoot: telegram?.apiRoot, token: telegram?.token, modelUrl: model.baseUrl, config, env: { PENGUIN_DATABASE_URL: db.url, ...platformEnv, ...o.env },
+    });
     const gateways = new Map<string, GatewayProcess>();
     /** Every URL a gateway of this world listened on, crashed ones too (the balancer's log names them). */
     const urls = new Map<string, string>();
@@ -118,7 +140,14 @@ export async function openCluster(o: ClusterOptions = {}): Promise<ClusterWorld>
       dir,
       home: env.PENGUIN_HOME,
       databaseUrl: db.url,
-      tg,
+      get tg() {
+        if (!tg) throw new Error('this cluster world runs no Telegram (platforms.telegram)');
+        return tg;
+      },
+      get slack() {
+        if (!slack) throw new Error('this cluster world runs no Slack (platforms.slack)');
+        return slack;
+      },
       model,
       lb,
       ids,
@@ -133,6 +162,7 @@ export async function openCluster(o: ClusterOptions = {}): Promise<ClusterWorld>
         void g.exited.then(() => {
           if (gateways.get(id) === g) gateways.delete(id);
         });
+        if (slack) await waitReady(g);
         lb.add(g.url);
         return g;
       },

@@ -46,7 +46,7 @@ export interface SlackWorld {
   close(): Promise<void>;
 }
 
-function mergeConfig(extra: Record<string, any> = {}): Record<string, any> {
+export function mergeSlackConfig(extra: Record<string, any> = {}): Record<string, any> {
   const out: Record<string, any> = { ...FAST_CONFIG };
   for (const [k, v] of Object.entries(extra)) {
     const base = (FAST_CONFIG as Record<string, any>)[k];
@@ -54,6 +54,16 @@ function mergeConfig(extra: Record<string, any> = {}): Record<string, any> {
     if (k === 'slack' && v.streaming) out.slack.streaming = { ...FAST_CONFIG.slack.streaming, ...v.streaming };
   }
   return out;
+}
+
+/** The gateway's Slack environment for the fake's credentials in `mode`, ALICE allowed. */
+export function slackEnv(c: { apiUrl: string; botToken: string; appToken: string; signingSecret: string }, mode: 'http' | 'socket'): Record<string, string> {
+  return {
+    SLACK_BOT_TOKEN: c.botToken,
+    SLACK_API_URL: c.apiUrl,
+    ...(mode === 'http' ? { SLACK_SIGNING_SECRET: c.signingSecret } : { SLACK_APP_TOKEN: c.appToken }),
+    PENGUIN_ALLOW_USERS: `slack:${ALICE}`,
+  };
 }
 
 export async function openSlackWorld(o: SlackWorldOptions = {}): Promise<SlackWorld> {
@@ -66,7 +76,7 @@ export async function openSlackWorld(o: SlackWorldOptions = {}): Promise<SlackWo
     const { apiUrl, botToken, appToken, signingSecret } = await slack.start();
     await model.start();
     const configFile = join(dir, 'gateway.yaml');
-    await writeFile(configFile, stringify(mergeConfig(o.config)));
+    await writeFile(configFile, stringify(mergeSlackConfig(o.config)));
     const env: Record<string, string> = {
       PENGUIN_HOME: join(dir, 'data'),
       PENGUIN_GATEWAY_PORT: '0',
@@ -75,11 +85,8 @@ export async function openSlackWorld(o: SlackWorldOptions = {}): Promise<SlackWo
       OPENAI_API_KEY: MODEL_KEY,
       OPENAI_BASE_URL: model.baseUrl,
       PENGUIN_MODEL: 'fake-model',
-      SLACK_BOT_TOKEN: botToken,
-      SLACK_API_URL: apiUrl,
-      ...(mode === 'http' ? { SLACK_SIGNING_SECRET: signingSecret } : { SLACK_APP_TOKEN: appToken }),
+      ...slackEnv({ apiUrl, botToken, appToken, signingSecret }, mode),
       PENGUIN_DM_POLICY: 'allowlist',
-      PENGUIN_ALLOW_USERS: `slack:${ALICE}`,
       ...o.env,
     };
     let current: GatewayProcess | undefined;
@@ -115,7 +122,7 @@ export async function openSlackWorld(o: SlackWorldOptions = {}): Promise<SlackWo
 }
 
 /** /readyz green: the Slack adapter has started (auth.test done, Socket Mode connected). */
-async function waitReady(gw: GatewayProcess): Promise<void> {
+export async function waitReady(gw: GatewayProcess): Promise<void> {
   for (let i = 0; i < 400; i++) {
     const r = await fetch(`${gw.url}/readyz`).catch(() => undefined);
     if (r?.status === 200) return;
@@ -124,8 +131,11 @@ async function waitReady(gw: GatewayProcess): Promise<void> {
   throw new Error(`the gateway never became ready:\n${gw.output()}`);
 }
 
+/** What the helpers below read: any world with the fake Slack (a cluster world too). */
+export type WithSlack = Pick<SlackWorld, 'slack'>;
+
 /** The bot's replies in a thread (the parent left out), oldest first. */
-export function botReplies(w: SlackWorld, channel: string, threadTs: string): SlackMessageView[] {
+export function botReplies(w: WithSlack, channel: string, threadTs: string): SlackMessageView[] {
   return w.slack.thread(channel, threadTs).filter((m) => m.from === 'bot' && m.ts !== threadTs);
 }
 
@@ -145,10 +155,10 @@ export function isFinalReply(m: SlackMessageView): boolean {
 }
 
 /** The finished reply in the thread whose text contains `text`. */
-export function waitForFinal(w: SlackWorld, channel: string, threadTs: string, text: string, ms = 15_000): Promise<SlackMessageView> {
+export function waitForFinal(w: WithSlack, channel: string, threadTs: string, text: string, ms = 15_000): Promise<SlackMessageView> {
   return w.slack.waitFor(() => botReplies(w, channel, threadTs).find((m) => isFinalReply(m) && m.visibleText.includes(text)), ms, `final reply with "${text}"`);
 }
 
-export function waitForCard(w: SlackWorld, channel: string, threadTs: string): Promise<SlackMessageView> {
+export function waitForCard(w: WithSlack, channel: string, threadTs: string): Promise<SlackMessageView> {
   return w.slack.waitFor(() => botReplies(w, channel, threadTs).find((m) => hasButton(m, 'Allow')), 15_000, 'approval card');
 }

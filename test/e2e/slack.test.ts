@@ -4,7 +4,7 @@
  * and the fake OpenAI server. Mentions answered in their thread by a native stream; follow-ups; DMs; text
  * commands; approvals and who may press them; redeliveries and forged requests; stop.
  */
-import { finishChunk, stream, textChunks, turn, usageChunk, type RecordedRequest } from '../fakes/openai-server';
+import { slowTurn, turn, type RecordedRequest } from '../fakes/openai-server';
 import { assertGatewayBuilt } from './gateway-process';
 import { ALICE, botReplies, buttonLabels, hasButton, isCard, openSlackWorld, waitForCard, waitForFinal, type SlackWorld, type SlackWorldOptions } from './slack-world';
 import { splitReply } from './telegram-world';
@@ -22,8 +22,6 @@ async function world(o: SlackWorldOptions = {}): Promise<SlackWorld> {
   return w;
 }
 
-const slowTurn = (text: string, delayMs: number, size = 8) =>
-  stream([...textChunks(text, { size }), finishChunk('stop'), usageChunk({ prompt_tokens: 10, completion_tokens: 5 })], { chunkDelayMs: delayMs });
 
 const execCall = (id: string, cmd: string) => ({ id, name: 'exec_command', arguments: JSON.stringify({ cmd, description: 'print a marker' }) });
 const tooled = (wd: SlackWorld): RecordedRequest[] => wd.model.requests.filter((r) => r.body?.tools?.length);

@@ -73,9 +73,9 @@ export function mergeConfig(extra: Record<string, any> = {}): Record<string, any
 
 export interface GatewaySetup {
   dir: string;
-  /** The fake Bot API's root and token. */
-  apiRoot: string;
-  token: string;
+  /** The fake Bot API's root and token; without them the gateway runs no Telegram (another platform's env comes in `env`). */
+  apiRoot?: string;
+  token?: string;
   /** The fake model's base URL. */
   modelUrl: string;
   /** The config file's content (already merged). */
@@ -96,8 +96,7 @@ export async function writeGatewaySetup(s: GatewaySetup): Promise<Record<string,
     OPENAI_API_KEY: MODEL_KEY,
     OPENAI_BASE_URL: s.modelUrl,
     PENGUIN_MODEL: 'fake-model',
-    TELEGRAM_BOT_TOKEN: s.token,
-    TELEGRAM_API_ROOT: s.apiRoot,
+    ...(s.token && s.apiRoot ? { TELEGRAM_BOT_TOKEN: s.token, TELEGRAM_API_ROOT: s.apiRoot } : {}),
     PENGUIN_DM_POLICY: 'allowlist',
     // Group access has its own test (security.test.ts); elsewhere groups are open so tests stay about their feature.
     PENGUIN_GROUP_POLICY: 'open',

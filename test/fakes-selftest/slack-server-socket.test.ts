@@ -3,7 +3,8 @@
  * bare `ws` client: apps.connections.open honours `clientOptions.slackApiUrl`, hello, envelopes and
  * acks, redelivery of unacked envelopes (retry_attempt / retry_reason), `disconnect` messages and
  * dropped links followed by the app reconnecting, a zombie link the client's ping check abandons,
- * interactivity envelopes, server pings and spent tickets.
+ * envelopes spread over the connections of two app processes, interactivity envelopes, server pings and
+ * spent tickets.
  */
 import { App } from '@slack/bolt';
 import WebSocket from 'ws';
@@ -124,6 +125,24 @@ describe('Socket Mode with Bolt', () => {
     expect(h.server.socketConnections()[0]).toMatchObject({ zombie: true, envelopes: [d.attempts[0].envelopeId] });
     await waitUntil(() => h.server.socketConnections()[0].state === 'closed', 'zombie closed by the client');
     expect(texts).toEqual([`<@${h.server.bot.userId}> into the void`]);
+  });
+
+  it('spreads envelopes over the connections of two app processes, and each handles what reached it', async () => {
+    h = await startSlackHarness({ rateLimits: false });
+    const seen: Record<'one' | 'two', string[]> = { one: [], two: [] };
+    for (const name of ['one', 'two'] as const) {
+      const app = await h.boltSocket();
+      app.event('app_mention', async ({ event }) => {
+        seen[name].push(event.text.replace(/^<@\w+> /, ''));
+      });
+    }
+    expect(h.server.socketConnections()).toEqual([expect.objectContaining({ id: 1, state: 'open' }), expect.objectContaining({ id: 2, state: 'open' })]);
+    const done = await Promise.all(['m1', 'm2', 'm3', 'm4'].map((t) => h.server.mention('general', 'U0000ALICE', t).delivery.done));
+    expect(done.map((d) => ({ state: d.state, to: d.attempts.map((a) => a.connectionId) }))).toEqual([
+      { state: 'acked', to: [1] }, { state: 'acked', to: [2] }, { state: 'acked', to: [1] }, { state: 'acked', to: [2] },
+    ]);
+    await waitUntil(() => seen.one.length + seen.two.length === 4, 'all handled');
+    expect(seen).toEqual({ one: ['m1', 'm3'], two: ['m2', 'm4'] });
   });
 
   it('delivers block_actions as an interactive envelope and takes the ack', async () => {

@@ -19,7 +19,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chunkTokens, turnChunks, type ChatChunk, type TurnSpec } from './openai-chunks';
+import { chunkTokens, DEFAULT_USAGE, finishChunk, textChunks, turnChunks, usageChunk, type ChatChunk, type TurnSpec } from './openai-chunks';
 
 export * from './openai-chunks';
 
@@ -55,6 +55,9 @@ export type Script = ScriptedResponse | ((req: RecordedRequest) => ScriptedRespo
 export const stream = (chunks: unknown[], opts: StreamOptions = {}): ScriptedResponse => ({ kind: 'stream', chunks, ...opts });
 /** A whole turn built with `turnChunks`. */
 export const turn = (spec: TurnSpec, opts: StreamOptions = {}): ScriptedResponse => stream(turnChunks(spec), opts);
+/** A text answer streamed in pieces of `size` characters, `delayMs` apart (so a chat sees it grow). */
+export const slowTurn = (text: string, delayMs: number, size = 8): ScriptedResponse =>
+  stream([...textChunks(text, { size }), finishChunk('stop'), usageChunk(DEFAULT_USAGE)], { chunkDelayMs: delayMs });
 export const httpError = (status: number, body?: unknown, headers?: Record<string, string>): ScriptedResponse => ({ kind: 'error', status, body, headers });
 export const hang = (): ScriptedResponse => ({ kind: 'hang' });
 export const rawSse = (text: string): ScriptedResponse => ({ kind: 'raw', text });

@@ -1,8 +1,9 @@
 /**
  * Socket Mode for the fake Slack: apps.connections.open hands out a one-use `ws://…/link/?ticket=`
  * URL; on connect the fake sends `hello` (num_connections, debug_info, connection_info.app_id), then
- * envelopes `{envelope_id, type, payload, accepts_response_payload, retry_attempt, retry_reason}` to the
- * newest open connection. The app acks with `{envelope_id, payload?}`; Events API envelopes left unacked
+ * envelopes `{envelope_id, type, payload, accepts_response_payload, retry_attempt, retry_reason}` spread
+ * round-robin over the app's open connections, as Slack spreads them (an app may hold several, e.g. one per
+ * process). The app acks with `{envelope_id, payload?}`; Events API envelopes left unacked
  * are redelivered (retry_reason "timeout"). The fake answers pings and pings on its own; a "zombie"
  * connection stays open but answers and delivers nothing; `disconnect` messages and drops on demand.
  */
@@ -73,6 +74,7 @@ export class SocketHub {
   private readonly byEnvelope = new Map<string, Pending>();
   private readonly opts: Required<SocketModeOptions>;
   private seq = 0;
+  private turn = 0;
   private stopped = false;
 
   constructor(options: SocketModeOptions, private readonly hooks: SocketHooks) {
@@ -220,14 +222,15 @@ export class SocketHub {
     this.hooks.changed();
   }
 
-  /** Sends to the newest open connection; false when there is none (the envelope waits for one). */
+  /** Sends to the next open connection in turn; false when there is none (the envelope waits for one). */
   private send(p: Pending): boolean {
     if (this.stopped) {
       p.handle.settle('failed');
       return true;
     }
-    const conn = [...this.conns].reverse().find((c) => c.view.state === 'open');
-    if (!conn) return false;
+    const open = this.conns.filter((c) => c.view.state === 'open');
+    if (open.length === 0) return false;
+    const conn = open[this.turn++ % open.length];
     const envelopeId = randomUUID();
     const attempt: DeliveryAttempt = { retryNum: p.retryNum, at: this.hooks.now(), perfAt: performance.now(), connectionId: conn.view.id, envelopeId, acked: false };
     if (p.retryNum > 0) attempt.retryReason = 'timeout';

@@ -1,13 +1,14 @@
 /**
  * Hands an adapter's mapped events to the gateway without holding up the platform's event source: messages
- * of one conversation are delivered in order (one at a time), different conversations and button presses
- * run side by side. Handler failures are logged, never rethrown into the SDK. `drain()` waits for all.
+ * of one conversation (and its opening, before them) are delivered in order (one at a time), different
+ * conversations and button presses run side by side. Handler failures are logged, never rethrown into the
+ * SDK. `drain()` waits for all.
  */
 import type { Logger } from 'pino';
 import type { ActionEvent, InboundHandler, InboundMessage } from './messages';
-import { bindingKey } from './thread-ref';
+import { bindingKey, type ThreadRef } from './thread-ref';
 
-export type InboundEvent = { kind: 'message'; message: InboundMessage } | { kind: 'action'; action: ActionEvent };
+export type InboundEvent = { kind: 'message'; message: InboundMessage } | { kind: 'action'; action: ActionEvent } | { kind: 'opened'; thread: ThreadRef };
 
 export class InboundDispatcher {
   private readonly lanes = new Map<string, Promise<void>>();
@@ -20,10 +21,13 @@ export class InboundDispatcher {
       this.track(this.run(() => this.handler.onAction(event.action), 'action', event.action.eventId));
       return;
     }
-    const m = event.message;
-    const key = bindingKey(m.thread);
+    const thread = event.kind === 'message' ? event.message.thread : event.thread;
+    const key = bindingKey(thread);
+    const handle = event.kind === 'message'
+      ? () => this.run(() => this.handler.onMessage(event.message), 'message', event.message.eventId)
+      : () => this.run(async () => this.handler.onOpened?.(event.thread), 'opened', key);
     const before = this.lanes.get(key) ?? Promise.resolve();
-    const mine = before.then(() => this.run(() => this.handler.onMessage(m), 'message', m.eventId));
+    const mine = before.then(handle);
     this.lanes.set(key, mine);
     void mine.then(() => {
       if (this.lanes.get(key) === mine) this.lanes.delete(key);

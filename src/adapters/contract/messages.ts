@@ -81,4 +81,9 @@ export interface ActionEvent {
 export interface InboundHandler {
   onMessage(message: InboundMessage): Promise<void>;
   onAction(action: ActionEvent): Promise<void>;
+  /**
+   * The platform opened a conversation before anyone wrote in it (a Slack assistant thread), and the adapter
+   * keeps in memory what it learned there: among several gateway instances this one should then own it.
+   */
+  onOpened?(thread: ThreadRef): Promise<void>;
 }

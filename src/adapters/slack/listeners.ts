@@ -1,7 +1,8 @@
 /**
  * The Bolt listeners of the adapter: `app_mention` and `message` events (and messages in assistant threads)
  * become InboundMessages, `block_actions` on our buttons become ActionEvents (acked at once, before the
- * gateway runs), `assistant_thread_started` offers suggested prompts. Each event acts once: a bounded set of
+ * gateway runs), `assistant_thread_started` offers suggested prompts and is handed on as the thread's
+ * opening (this adapter alone remembers the thread is an assistant's, so its instance should own it). Each event acts once: a bounded set of
  * recent event_ids drops redeliveries (X-Slack-Retry-Num, Socket Mode retry_attempt), which Bolt does not;
  * the gateway's SQLite dedupe is the durable second line. The person answered next in a thread is noted for
  * native streams (their recipient ids).
@@ -59,6 +60,7 @@ export class SlackListeners {
         const thread = slackThread(t.team ?? this.d.identity.team, t.channel, t.threadTs);
         this.remember(this.assistantThreads, bindingKey(thread));
         this.d.streams.noteRecipient(thread, t.user, t.team ?? this.d.identity.team);
+        this.d.dispatcher.deliver({ kind: 'opened', thread });
         await offer(SUGGESTED_PROMPTS).catch((err: unknown) => this.d.logError(err, 'assistant.threads.setSuggestedPrompts'));
       },
       userMessage: (event, body) => this.onMessage(event, body),

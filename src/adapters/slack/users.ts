@@ -50,5 +50,6 @@ export function withDisplayNames(handler: InboundHandler, names: DisplayNames): 
       return handler.onMessage(name ? { ...m, user: { ...m.user, name } } : m);
     },
     onAction: (a) => handler.onAction(a),
+    onOpened: async (t) => handler.onOpened?.(t),
   };
 }

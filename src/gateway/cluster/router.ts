@@ -1,7 +1,7 @@
 /**
  * Routes each platform event to the instance that owns its conversation: the arriving instance claims the
  * conversation (then handles the event itself) or sends it to the live owner, whose own adapter then
- * answers in the chat. A forwarded button press is acknowledged by the arriving instance with the answer
+ * answers in the chat; a conversation opened before its first message is claimed by the instance it opened on. A forwarded button press is acknowledged by the arriving instance with the answer
  * the owner sends back, or blankly after ANSWER_WAIT_MS (platforms give about 3 s). Requests between
  * instances (stop a session, decide an approval, run a schedule's fire) get a response or fail on timeout.
  */
@@ -51,6 +51,10 @@ export class ClusterRouter {
         const owner = await this.o.membership.claim(bindingKey(m.thread));
         if (owner === this.o.membership.id) return local.onMessage(m);
         await this.send(owner, 'message', { message: await packMessage(m) });
+      },
+      onOpened: async (thread) => {
+        const owner = await this.o.membership.claim(bindingKey(thread));
+        if (owner === this.o.membership.id) await local.onOpened?.(thread);
       },
       onAction: async (a) => {
         const owner = await this.o.membership.claim(bindingKey(a.thread));

@@ -1,15 +1,17 @@
 /**
- * A recording InboundHandler for adapter tests: keeps every message and action an adapter delivers, lets a
+ * A recording InboundHandler for adapter tests: keeps every message, action and opening an adapter delivers, lets a
  * test hook into each, and `waitFor` resolves once a predicate holds, re-checked after every event (no
  * sleeps, no polling).
  */
 import { EventEmitter } from 'node:events';
 import type { ActionEvent, InboundHandler, InboundMessage } from '../../../src/adapters/contract/messages';
+import type { ThreadRef } from '../../../src/adapters/contract/thread-ref';
 
 /** Records what the adapter delivers; `onMessage`/`onAction` hooks let a test act on an event. */
 export class RecordingHandler extends EventEmitter implements InboundHandler {
   readonly messages: InboundMessage[] = [];
   readonly actions: ActionEvent[] = [];
+  readonly opened: ThreadRef[] = [];
   onMessageHook?: (m: InboundMessage) => Promise<void>;
   onActionHook?: (a: ActionEvent) => Promise<void>;
 
@@ -22,6 +24,11 @@ export class RecordingHandler extends EventEmitter implements InboundHandler {
   async onAction(a: ActionEvent): Promise<void> {
     await this.onActionHook?.(a);
     this.actions.push(a);
+    this.emit('event');
+  }
+
+  async onOpened(t: ThreadRef): Promise<void> {
+    this.opened.push(t);
     this.emit('event');
   }
 

@@ -2,7 +2,8 @@
  * Buttons and assistant threads against the fake Slack: a click is acked at once (before the gateway
  * finishes with it) and reaches the gateway as an ActionEvent with the button's payload; `answer()` with a
  * text shows an ephemeral notice to the clicker only, once. Opening an assistant thread offers suggested
- * prompts; messages in it are DMs; setTitle titles assistant threads only.
+ * prompts and hands the thread's opening to the gateway; messages in it are DMs; setTitle titles assistant
+ * threads only.
  */
 import type { ActionEvent } from '../../../src/adapters/contract/messages';
 import { encodeActionPayload } from '../../../src/adapters/contract/action-payload';
@@ -40,7 +41,7 @@ it('acks a click before the gateway is done, hands over the payload, and answers
   await action.answer();
 });
 
-it('offers prompts in a new assistant thread, takes its messages as DMs and titles it', async () => {
+it('offers prompts in a new assistant thread, hands on its opening, takes its messages as DMs and titles it', async () => {
   h = await startSlackHarness({ rateLimits: false });
   const adapter = await h.httpAdapter();
   const rec = new RecordingHandler();
@@ -48,6 +49,8 @@ it('offers prompts in a new assistant thread, takes its messages as DMs and titl
   const t = h.server.assistantThreadStarted(h.server.defaultUser);
   await h.server.waitFor(() => h.server.assistantThread(t.channel, t.ts)?.suggestedPrompts, 5000, 'prompts');
   expect(h.server.assistantThread(t.channel, t.ts)!.suggestedPrompts!.prompts.map((p) => p.title)).toEqual(['What can you do?', 'Look around the workspace', 'Start fresh']);
+  // the instance that saw the opening is the one that knows the thread is an assistant's: it should own it
+  expect(await rec.waitFor(() => rec.opened[0], 'opening')).toMatchObject({ platform: 'slack', channel: t.channel, threadTs: t.ts });
 
   h.server.message(t.channel, h.server.defaultUser, 'help me plan', { thread_ts: t.ts });
   const msg = await rec.waitFor(() => rec.messages[0], 'assistant message');
