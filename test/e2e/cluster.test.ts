@@ -9,7 +9,8 @@ import type { MessageView } from '../fakes/telegram-store';
 import { finishChunk, stream, textChunks, turn, usageChunk, type RecordedRequest } from '../fakes/openai-server';
 import { openCluster, POSTGRES_SKIPPED, WEBHOOK_PATH, type ClusterOptions, type ClusterWorld } from './cluster-world';
 import { assertGatewayBuilt } from './gateway-process';
-import { scheduleId, until, writeScheduleFile } from './schedule-files';
+import { mkdir } from 'node:fs/promises';
+import { scheduleDir, scheduleId, until, writeScheduleFile } from './schedule-files';
 import { ADMIN_TOKEN, buttonLabels, DM_USER, hasButton, isCard, isFinalReply, splitReply } from './telegram-world';
 
 const BOT = '@fake_test_bot';
@@ -190,7 +191,10 @@ describeCluster(title, () => {
   }, 90_000);
 
   it('fires a schedule once, not twice, with both instances running', async () => {
-    const wd = await cluster();
+    const wd = await cluster({}, 'none');
+    // The schedule folder exists before the instances start, so each watches it (a folder made later is seen only at the next rescan).
+    await mkdir(scheduleDir(wd.home), { recursive: true });
+    await wd.startAll();
     // Telegram lets a bot write only to chats it knows.
     wd.tg.registerChat({ id: DM_USER, type: 'private', first_name: 'Ann' });
     const answer = 'Good morning from exactly one instance.';

@@ -8,6 +8,8 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../adapters/contract/clock';
 import type { ClusterStore, InstanceRow, Takeover } from '../store/types';
 
+const CLAIM_ATTEMPTS = 3;
+
 export interface MembershipOptions {
   store: ClusterStore;
   id: string;
@@ -74,16 +76,30 @@ export class Membership {
   /** Who runs this conversation: this instance (now its owner) or the live peer that owns it. */
   async claim(key: string): Promise<string> {
     if (this.owned.has(key) && this.o.clock.now() - this.renewedAt < this.o.leaseMs) return this.o.id;
-    const r = await this.o.store.claimConversation(key, this.o.id, this.aliveSince());
-    if (r.owner !== this.o.id) {
+    const owner = await this.claimRow(key);
+    if (owner !== this.o.id) {
       this.owned.delete(key);
-      return r.owner;
+      return owner;
     }
+    // Not held a moment ago (never, or lost to a takeover): whatever is cached for it may be stale.
     if (!this.owned.has(key)) {
       this.owned.add(key);
-      if (r.previous !== this.o.id) await this.o.onAcquired(key);
+      await this.o.onAcquired(key);
     }
     return this.o.id;
+  }
+
+  /** A claim through a brief database hiccup: the event it routes was already acknowledged to the platform. */
+  private async claimRow(key: string): Promise<string> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.o.store.claimConversation(key, this.o.id, this.aliveSince());
+      } catch (err) {
+        if (attempt >= CLAIM_ATTEMPTS) throw err;
+        this.o.logger.warn({ err, key, attempt }, 'cluster: claiming a conversation failed; trying again');
+        await new Promise((r) => setTimeout(r, 100 * 4 ** (attempt - 1)));
+      }
+    }
   }
 
   /** The live peer owning `key`, if any (no claim is made). */

@@ -32,11 +32,8 @@ export interface ClusterStore {
   listInstances(): Promise<InstanceRow[]>;
   /** A clean stop: the instance row and its conversations go, so nobody needs to take them over. */
   leaveCluster(instanceId: string): Promise<void>;
-  /**
-   * The conversation's owner after the call: `instanceId` when nobody owned it or its owner's heartbeat is
-   * older than `aliveSince`; else the live owner. `previous` is who owned it before (null: nobody).
-   */
-  claimConversation(key: string, instanceId: string, aliveSince: number, at?: number): Promise<{ owner: string; previous: string | null }>;
+  /** The conversation's owner after the call: `instanceId` when nobody owned it or its owner's heartbeat is older than `aliveSince`; else the live owner. */
+  claimConversation(key: string, instanceId: string, aliveSince: number, at?: number): Promise<string>;
   conversationOwners(keys: readonly string[]): Promise<Map<string, string>>;
   conversationsOwnedBy(instanceId: string): Promise<string[]>;
   countConversationsOwnedBy(instanceId: string): Promise<number>;

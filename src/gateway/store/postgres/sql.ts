@@ -18,7 +18,8 @@ export const PG_TYPES: pg.CustomTypesConfig = {
 const RETRYABLE = new Set(['40001', '40P01']);
 const MAX_ATTEMPTS = 10;
 const code = (e: unknown) => (e as { code?: unknown })?.code;
-const pause = (attempt: number) => new Promise((r) => setTimeout(r, Math.random() * 5 * attempt));
+// Exponential with full jitter: a burst of conflicting transactions spreads out instead of colliding again.
+const pause = (attempt: number) => new Promise((r) => setTimeout(r, Math.random() * Math.min(500, 2 ** attempt)));
 
 type Queryable = Pick<pg.ClientBase, 'query'>;
 

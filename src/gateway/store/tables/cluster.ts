@@ -41,20 +41,18 @@ export function clusterMethods(q: Sql): ClusterStore {
       });
     },
 
+    // One statement, not a transaction: the row lock settles racing claimers (the loser re-checks the row the
+    // winner wrote), where serializable transactions of a burst of new conversations kept failing each other.
     async claimConversation(key, id, aliveSince, at) {
-      const now = at ?? q.now();
-      return q.tx(async (t) => {
-        const row = await t.get<{ instance_id: string }>('SELECT instance_id FROM conversation_owners WHERE binding_key = ?', key);
-        if (row?.instance_id === id) return { owner: id, previous: id };
-        if (row) {
-          const alive = await t.get('SELECT 1 AS alive FROM instances WHERE instance_id = ? AND heartbeat_at >= ?', row.instance_id, aliveSince);
-          if (alive) return { owner: row.instance_id, previous: row.instance_id };
-          await t.run('UPDATE conversation_owners SET instance_id = ?, since = ? WHERE binding_key = ?', id, now, key);
-        } else {
-          await t.run('INSERT INTO conversation_owners (binding_key, instance_id, since) VALUES (?, ?, ?)', key, id, now);
-        }
-        return { owner: id, previous: row?.instance_id ?? null };
-      });
+      await q.run(
+        `INSERT INTO conversation_owners (binding_key, instance_id, since) VALUES (?, ?, ?)
+         ON CONFLICT (binding_key) DO UPDATE SET instance_id = excluded.instance_id, since = excluded.since
+         WHERE conversation_owners.instance_id <> excluded.instance_id
+           AND conversation_owners.instance_id NOT IN (SELECT instance_id FROM instances WHERE heartbeat_at >= ?)`,
+        key, id, at ?? q.now(), aliveSince,
+      );
+      const row = await q.get<{ instance_id: string }>('SELECT instance_id FROM conversation_owners WHERE binding_key = ?', key);
+      return row?.instance_id ?? id;
     },
 
     async conversationOwners(keys) {
