@@ -8,7 +8,7 @@
 import type { DeliveryTarget } from './delivery-target';
 import type { ErrorClassifier } from './errors';
 import type { PlatformLimits } from './limits';
-import type { InboundHandler, MessageRef } from './messages';
+import type { ActionEvent, InboundHandler, InboundMessage, MessageRef } from './messages';
 import type { RateOp, RateScope } from './rate';
 import type { ThreadPlace } from './place';
 import type { MessageSurface, NativeStream, OutboundContent } from './surface';
@@ -70,6 +70,11 @@ export interface ChannelAdapter {
    * Slack target in another workspace. Undefined when nothing is known to be wrong; never throws.
    */
   deliveryProblem?(target: DeliveryTarget): string | undefined;
+  /**
+   * An event another gateway instance received for a conversation this one owns, about to be handled here:
+   * note what the adapter notes from its own events (e.g. whom Slack's native stream answers). Never throws.
+   */
+  received?(event: InboundMessage | ActionEvent): void;
 }
 
 /** The writer's view of one conversation on an adapter. */

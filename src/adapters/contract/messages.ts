@@ -13,6 +13,8 @@ export interface ChatUser {
   isBot?: boolean;
   /** Platform roles of the user in this conversation (Discord guild roles), for route access rules. */
   roles?: string[];
+  /** The user's own workspace when it is not the conversation's (Slack Connect). */
+  team?: string;
 }
 
 /** A message the bot posted (or will edit): its thread plus the platform message id (ts / snowflake / message_id). */

@@ -18,7 +18,7 @@ import type { DeliveryTarget } from '../contract/delivery-target';
 import type { ErrorClassifier } from '../contract/errors';
 import { InboundDispatcher } from '../contract/inbound-dispatcher';
 import { SLACK_LIMITS, pacedLimits, type PlatformLimits } from '../contract/limits';
-import type { InboundHandler, MessageRef } from '../contract/messages';
+import type { ActionEvent, InboundHandler, InboundMessage, MessageRef } from '../contract/messages';
 import type { ThreadPlace } from '../contract/place';
 import type { RateOp, RateScope } from '../contract/rate';
 import type { NativeStream, OutboundContent } from '../contract/surface';
@@ -270,6 +270,11 @@ export class SlackAdapter implements ChannelAdapter {
 
   measure(markdown: string): number {
     return measureSlack(markdown);
+  }
+
+  received(e: InboundMessage | ActionEvent): void {
+    const team = e.user.team ?? (e.thread.platform === 'slack' ? e.thread.team : this.identity?.team);
+    if (team) this.streams.noteRecipient(e.thread, e.user.id, team);
   }
 
   nativeStream(thread: ThreadRef, _isDM: boolean): NativeStream | undefined {

@@ -97,9 +97,10 @@ export class SlackListeners {
     const team = str(body.team_id) ?? this.d.identity.team;
     const msg = eventToInbound(event, { eventId, team }, this.ctx);
     if (!msg) return;
-    const userTeam = str((event as { user_team?: unknown }).user_team) ?? team;
-    this.d.streams.noteRecipient(msg.thread, msg.user.id, userTeam);
-    this.d.dispatcher.deliver({ kind: 'message', message: msg });
+    const userTeam = str((event as { user_team?: unknown }).user_team);
+    const m = userTeam && userTeam !== team ? { ...msg, user: { ...msg.user, team: userTeam } } : msg;
+    this.d.streams.noteRecipient(m.thread, m.user.id, userTeam ?? team);
+    this.d.dispatcher.deliver({ kind: 'message', message: m });
   }
 
   private onAction(body: unknown): void {

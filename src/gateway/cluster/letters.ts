@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { ActionAnswer, ActionEvent, ChatUser, InboundAttachment, InboundMessage } from '../../adapters/contract/messages';
 import { threadRefSchema } from '../../adapters/contract/thread-ref';
 
-const user = z.object({ id: z.string(), name: z.string().optional(), isBot: z.boolean().optional(), roles: z.array(z.string()).optional() });
+const user = z.object({ id: z.string(), name: z.string().optional(), isBot: z.boolean().optional(), roles: z.array(z.string()).optional(), team: z.string().optional() });
 const messageRef = z.object({ thread: threadRefSchema, messageId: z.string() });
 const attachment = z.object({
   kind: z.enum(['image', 'file']), name: z.string(), mimeType: z.string().optional(), sizeBytes: z.number().optional(),

@@ -114,7 +114,10 @@ export class ClusterRouter {
       case 'message': {
         const { message } = body as LetterBody<'message'>;
         const d = this.dispatcher(message.platform);
-        if (d) d.deliver({ kind: 'message', message: unpackMessage(message) });
+        if (!d) return;
+        const m = unpackMessage(message);
+        this.o.adapterFor(message.platform)?.received?.(m);
+        d.deliver({ kind: 'message', message: m });
         return;
       }
       case 'action': {
@@ -126,7 +129,10 @@ export class ClusterRouter {
           said = true;
           await this.send(from, 'answer', { reply, answer: a ?? {} });
         };
-        if (d) d.deliver({ kind: 'action', action: unpackAction(action, (a) => answer(a).catch(() => undefined)) });
+        if (!d) return;
+        const a = unpackAction(action, (x) => answer(x).catch(() => undefined));
+        this.o.adapterFor(action.platform)?.received?.(a);
+        d.deliver({ kind: 'action', action: a });
         return;
       }
       case 'answer': {

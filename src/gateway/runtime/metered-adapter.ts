@@ -58,6 +58,7 @@ export function meterAdapter(inner: ChannelAdapter, metrics: GatewayMetrics, clo
   if (inner.startConversation) wrapped.startConversation = (target, c) => timed('post', () => inner.startConversation!(target, c));
   if (inner.startConversationScopes) wrapped.startConversationScopes = (target) => inner.startConversationScopes!(target);
   if (inner.deliveryProblem) wrapped.deliveryProblem = (target) => inner.deliveryProblem!(target);
+  if (inner.received) wrapped.received = (e) => inner.received!(e);
   if (inner.nativeStream) {
     wrapped.nativeStream = (t, dm) => {
       const s = inner.nativeStream!(t, dm);

@@ -55,6 +55,14 @@ it('streams into the thread with the recipient and settles with the tail, withou
   expect(h.server.callsTo('chat.update')).toHaveLength(0);
 });
 
+it('streams to whoever wrote last, also when another gateway instance received their message', async () => {
+  const { adapter, thread } = await setUp();
+  const bob = h.server.addUser({ id: 'U0000BOB', name: 'bob' });
+  adapter.received({ platform: 'slack', thread, user: { id: bob, team: 'T0000OTHER' }, text: 'me next', attachments: [], mentionsBot: true, isDM: false, eventId: 'Ev9', messageId: '9.9', sentAt: 0 });
+  expect((await write(adapter, thread, 'An answer for the one who asked last, wherever they asked.')).ok).toBe(true);
+  expect(h.server.callsTo('chat.startStream')[0].params).toMatchObject({ recipient_user_id: bob, recipient_team_id: 'T0000OTHER' });
+});
+
 it('removes the Stop button with an update at the end, and replaces the text after a lost append', async () => {
   const { adapter, thread } = await setUp();
   const answer = 'This one carries a Stop button while it streams, and one append gets lost on the way.';
