@@ -15,7 +15,7 @@ describe('Membership', () => {
   afterEach(() => t.cleanup());
 
   function member(id: string) {
-    const clock: Clock = { now: () => t.clock.t, setTimeout: () => 0, clearTimeout: () => undefined };
+    const clock: Clock = { now: () => t.clock.t, setTimeout: () => ({}), clearTimeout: () => undefined };
     const acquired: string[] = [];
     const takeovers: Takeover[] = [];
     const m = new Membership({
