@@ -1,10 +1,9 @@
 /**
  * DiscordAdapter: the ChannelAdapter for Discord on discord.js 14. Alone, start() connects every shard,
- * waits for READY, registers the slash commands where they changed and resolves once events flow (a bad
- * token or a refused privileged intent rejects it with what to fix). Given `leadership` (several instances
- * on one bot), start() checks the token over REST and resolves: it sends at once and connects only the
- * shards it leads (shard-leases.ts); the holder of shard 0 registers the commands. Dispatches go through
- * the InboundDispatcher (one conversation in order); stop() is final and idempotent.
+ * registers the slash commands where they changed and resolves once events flow (a bad token or a refused
+ * privileged intent rejects it with what to fix). Given `leadership` (instances sharing the bot), start()
+ * checks the token over REST and resolves: it sends at once and connects only the shards it leads
+ * (shard-leases.ts), the holder of shard 0 registering the commands. stop() is final and idempotent.
  */
 import type { REST } from 'discord.js';
 import pino, { type Logger } from 'pino';

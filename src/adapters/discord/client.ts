@@ -1,11 +1,9 @@
 /**
- * The discord.js clients the adapter runs on: a REST client for every call, and gateway clients for the
- * shards this instance connects, with only the intents it needs (guilds for channels and threads,
- * guild messages, direct messages; Message Content only when configured), `Partials.Channel` for DMs, no
- * message cache (the adapter reads raw dispatches), and @discordjs/rest pointed at the configured REST
- * root. Rate limits are the gateway's to schedule: every answer's X-RateLimit-* headers feed the RateBook,
- * and a call that would wait on a bucket (or got a 429) throws RateLimitError instead of queueing, except
- * interaction callbacks, which must go out within 3 s. No SDK retries: the writers' retry policy decides.
+ * The discord.js clients the adapter runs on: one REST client for every call, and gateway clients for the
+ * shards this instance connects, with only the intents it needs (Message Content only when configured),
+ * `Partials.Channel` for DMs and no message cache (the adapter reads raw dispatches). Rate limits are the
+ * gateway's to schedule: answers' X-RateLimit-* headers feed the RateBook, and a call that would wait on a
+ * bucket throws RateLimitError instead of queueing (except interaction callbacks, due within 3 s); no retries.
  */
 import { Client, DefaultRestOptions, GatewayIntentBits, Options, Partials, REST, type RESTOptions, type RateLimitData } from 'discord.js';
 import type { DiscordAdapterConfig } from './config';
