@@ -57,6 +57,8 @@ export interface DiscordAdapterDeps {
   liveInstances?: () => number;
   /** How often an instance sharing the bot recomputes its share (default 2 s). */
   shardCheckMs?: number;
+  /** How long a shard that failed to connect waits before it is tried again (default 30 s). */
+  shardRetryMs?: number;
   /** Where this instance starts trying shards (default random). */
   shardOffset?: number;
 }
@@ -145,7 +147,7 @@ export class DiscordAdapter implements ChannelAdapter {
     if (this.lone) return this.lone.health();
     if (!this.leases || this.state !== 'running') return this.connection.snapshot();
     const shards = this.leases.held().map((shard) => ({ shard, health: this.links.get(shard)?.health() ?? { state: 'reconnecting' as const, detail: 'connecting' } }));
-    const failed = [...this.leases.failures].map(([shard, detail]) => ({ shard, health: { state: 'failed' as const, detail } }));
+    const failed = [...this.leases.failures].map(([shard, f]) => ({ shard, health: { state: 'failed' as const, detail: f.detail } }));
     return sharedHealth(this.shardCount, [...shards, ...failed]);
   }
 
@@ -178,7 +180,7 @@ export class DiscordAdapter implements ChannelAdapter {
     }
     this.leases = new ShardLeases({
       count: this.shardCount, leadership, name: (i) => `discord-shard:${this.appId}:${i}`, clock: this.clock, logger: this.logger,
-      checkMs: this.deps.shardCheckMs ?? 2_000,
+      checkMs: this.deps.shardCheckMs ?? 2_000, retryMs: this.deps.shardRetryMs ?? 30_000,
       ...(this.deps.liveInstances ? { liveInstances: this.deps.liveInstances } : {}),
       ...(this.deps.shardOffset !== undefined ? { offset: this.deps.shardOffset } : {}),
       open: (i) => this.openShard(i),

@@ -2,8 +2,8 @@
  * Which shards this instance connects when several share the bot: one leadership per shard, and at most a
  * fair share held, ceil(shards / live instances), so they spread. The instance contends for every shard it
  * holds none of while under its share (the first lock free wins, in an order rotated per instance), stops
- * contending at its share, and gives back its last shards when more instances join; a shard whose
- * leadership is lost (its lock connection dropped) or whose connection failed is contended for again.
+ * contending at its share, and gives back its last shards when more instances join. A shard whose lock is
+ * lost (its connection dropped) is contended for again at once; one whose connection failed, after retryMs.
  */
 import type { Logger } from 'pino';
 import type { Clock, TimerHandle } from '../contract/clock';
@@ -20,6 +20,8 @@ export interface ShardLeasesDeps {
   logger: Logger;
   /** How often the share is recomputed and lost shards contended for again. */
   checkMs: number;
+  /** How long a shard whose connection failed waits before this instance contends for it again. */
+  retryMs: number;
   /** Where this instance starts its order (default random, so two instances starting together differ). */
   offset?: number;
   /** Connects shard `i` once it leads it; rejects when the connection cannot be made. */
@@ -37,7 +39,7 @@ interface Lease {
 
 export class ShardLeases {
   /** Why a shard this instance led could not be connected, until it contends for it again or holds its share. */
-  readonly failures = new Map<number, string>();
+  readonly failures = new Map<number, { detail: string; retryAt: number }>();
   private readonly leases: Lease[];
   private readonly order: number[];
   private timer?: TimerHandle;
@@ -76,7 +78,8 @@ export class ShardLeases {
     }
     for (const i of this.order) {
       const l = this.leases[i];
-      if (held.length < share && l.phase === 'idle') this.contend(i);
+      const waitingOut = (this.failures.get(i)?.retryAt ?? 0) > this.d.clock.now();
+      if (held.length < share && l.phase === 'idle' && !waitingOut) this.contend(i);
       else if (held.length >= share && l.phase === 'waiting') void this.giveUp(i);
     }
     this.timer = this.d.clock.setTimeout(() => this.check(), this.d.checkMs);
@@ -104,8 +107,8 @@ export class ShardLeases {
         this.d.open(i).catch((err: unknown) => {
           if (!current()) return;
           const why = (err as Error).message;
-          this.d.logger.error({ shard: i, err: why }, 'discord: connecting the shard failed; letting it go and trying again');
-          this.failures.set(i, why);
+          this.d.logger.error({ shard: i, err: why, retryInMs: this.d.retryMs }, 'discord: connecting the shard failed; letting it go and trying again later');
+          this.failures.set(i, { detail: why, retryAt: this.d.clock.now() + this.d.retryMs });
           void this.giveUp(i);
         });
       },

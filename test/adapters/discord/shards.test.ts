@@ -2,7 +2,7 @@
  * Several instances on one bot (real discord.js against the fake Discord, an in-memory Leadership): each
  * adapter connects only the shards it leads, at most its share, and sends over REST either way; the holder
  * of shard 0 registers the commands; a lost leadership disconnects the shard and a standby IDENTIFYs for it;
- * shares rebalance when an instance joins; health says what each instance holds.
+ * shares rebalance when an instance joins; health says what each instance holds, or why a shard failed.
  */
 import type { DiscordThreadRef } from '../../../src/adapters/contract/thread-ref';
 import type { OutboundContent } from '../../../src/adapters/contract/surface';
@@ -73,7 +73,7 @@ describe('Discord shards split across instances', () => {
     locks.drop(shardName(0));
     await until('b to connect', () => b.adapter.health().detail === 'holds shard 0 of 1');
     expect(ready()).toHaveLength(2);
-    expect(h.server.gateway.connections.find((c) => c.id === ready()[0].connectionId)?.closed).toBe(true);
+    await until("a's connection to close", () => h.server.gateway.connections.find((c) => c.id === ready()[0].connectionId)?.closed === true);
     expect(locks.holder(shardName(0))).toBe('b');
     await until('a to say it holds none', () => /^sending only/.test(a.adapter.health().detail ?? ''));
     h.server.dm('alice', 'to the standby');
@@ -111,7 +111,7 @@ describe('Discord shards split across instances', () => {
     const b = await instance(locks, 'b', 2, { liveInstances: () => live });
     await until('one shard each', () => locks.held('a').length === 1 && locks.held('b').length === 1 && /^holds shard \d of 2$/.test(b.adapter.health().detail ?? ''));
     expect(a.adapter.health().detail).toMatch(/^holds shard \d of 2$/);
-    expect(ready().slice(2).map((i) => i.shard)).toHaveLength(1);
+    expect(ready()).toHaveLength(3);
   });
 
   it('alone (no leadership), one client IDENTIFYs every configured shard', async () => {
@@ -121,6 +121,17 @@ describe('Discord shards split across instances', () => {
     await until('both shards', () => ready().length === 2);
     expect(ready().map((i) => i.shard).sort()).toEqual([[0, 2], [1, 2]]);
     expect(a.health().state).toBe('connected');
+  });
+
+  it('reports a shard it led but could not connect as failed, with the reason, and lets its lock go', async () => {
+    h = await startDiscordHarness();
+    const locks = new MemoryLocks();
+    const refused = h.adapter({ messageContent: true }, { leadership: locks.for('a'), shardCheckMs: 20, shardRetryMs: 60_000 });
+    await refused.start(new RecordingHandler());
+    await until('the refusal', () => refused.health().state === 'failed');
+    expect(refused.health().detail).toMatch(/^shard 0: Discord refused the privileged Message Content intent \(gateway close 4014\)/);
+    await until('the lock to be free', () => locks.holder(shardName(0)) === undefined);
+    expect(h.server.identifies.filter((i) => i.outcome === 4014)).toHaveLength(1);
   });
 
   it('fails start on a rejected token before leading anything', async () => {
