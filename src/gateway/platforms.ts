@@ -27,8 +27,11 @@ export const PLATFORM_BINDINGS: Partial<Record<ChatPlatform, (config: GatewayCon
 };
 
 /** `ctx.auth` is the admin guard (bearer token or dashboard login with CSRF) the playground routes sit behind. */
-export function buildPlatforms(config: GatewayConfig, ctx: { store: GatewayStore; logger: Logger; auth: RequestHandler; leadership?: LeadershipFor }): AdapterBinding[] {
-  const deps: BindingDeps = { logger: ctx.logger, ...(ctx.leadership ? { leadership: ctx.leadership } : {}) };
+export function buildPlatforms(
+  config: GatewayConfig,
+  ctx: { store: GatewayStore; logger: Logger; auth: RequestHandler; leadership?: LeadershipFor; liveInstances?: () => number },
+): AdapterBinding[] {
+  const deps: BindingDeps = { logger: ctx.logger, ...(ctx.leadership ? { leadership: ctx.leadership } : {}), ...(ctx.liveInstances ? { liveInstances: ctx.liveInstances } : {}) };
   const out: AdapterBinding[] = [];
   if (config.web.enabled) out.push(createWebBinding(config.web, { ...deps, auth: ctx.auth }));
   for (const [name, create] of Object.entries(PLATFORM_BINDINGS) as [ChatPlatform, (c: GatewayConfig, d: BindingDeps) => AdapterBinding][]) {

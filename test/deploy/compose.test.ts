@@ -145,4 +145,8 @@ describe('the cluster profile', () => {
     expect(loaded.config.telegram.mode).toBe('polling');
     for (const [, s] of gateways) expect(Object.keys(s.environment ?? {}).filter((k) => k.startsWith('TELEGRAM_'))).toEqual([]);
   });
+
+  it('gives both instances the Discord token from .env, since they share the bot\'s shards out', () => {
+    for (const [, s] of gateways) expect(Object.keys(s.environment ?? {}).filter((k) => k.startsWith('DISCORD_'))).toEqual([]);
+  });
 });

@@ -78,7 +78,7 @@ export interface ClusterWorld {
 }
 
 /** A database of its own on the run's server: advisory locks and NOTIFY channels are per database. */
-async function freshDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+export async function freshDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const server = await sharedServer();
   const maintenance = serverUrl(server);
   const name = `cluster_${randomBytes(5).toString('hex')}`;

@@ -17,7 +17,7 @@ import type { Platform, ThreadRef } from './thread-ref';
 /** What an adapter knows about its connection now: the liveness canary behind /readyz and /metrics. */
 export interface AdapterHealth {
   state: 'connected' | 'reconnecting' | 'failed';
-  /** Why it is not connected, for the operator (never a credential). */
+  /** Why it is not connected, or what share of a split connection it runs, for the operator (never a credential). */
   detail?: string;
   /** Epoch ms of the last sign of life from the platform (an event, a poll answer, a heartbeat ACK). */
   lastEventAt?: number;

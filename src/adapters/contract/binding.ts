@@ -21,6 +21,8 @@ export interface BindingDeps {
   clock?: Clock;
   /** Several instances on one database: who runs a once-per-bot receiver (see leadership.ts). */
   leadership?: LeadershipFor;
+  /** With `leadership`: how many instances are live, this one included (to take a fair share of receivers). */
+  liveInstances?: () => number;
 }
 
 /** The live-reply pacing of one platform, from the gateway config (one source for every adapter). */

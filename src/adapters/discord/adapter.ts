@@ -1,16 +1,15 @@
 /**
- * DiscordAdapter: the ChannelAdapter for Discord on discord.js 14. start() logs in (the websocket URL is
- * discovered from the REST root), waits for READY, registers the slash commands where they changed, and
- * resolves once events flow; a bad token or a refused privileged intent rejects it with what to fix.
- * Dispatches are mapped from their raw payloads (packets.ts) and handed on through the InboundDispatcher
- * (one conversation in order); a scheduled run opens its thread with `startConversation`. `health()`
- * follows the connection; stop() takes no more events, lets the handlers finish and closes the connection;
- * it is idempotent.
+ * DiscordAdapter: the ChannelAdapter for Discord on discord.js 14. Alone, start() connects every shard,
+ * registers the slash commands where they changed and resolves once events flow (a bad token or a refused
+ * privileged intent rejects it with what to fix). Given `leadership` (instances sharing the bot), start()
+ * checks the token over REST and resolves: it sends at once and connects only the shards it leads
+ * (shard-leases.ts), the holder of shard 0 registering the commands. stop() is final and idempotent.
  */
-import { Events, type Client } from 'discord.js';
+import type { REST } from 'discord.js';
 import pino, { type Logger } from 'pino';
 import type { AdapterHealth, ChannelAdapter } from '../contract/adapter';
-import { systemClock, type Clock, type TimerHandle } from '../contract/clock';
+import { systemClock, type Clock } from '../contract/clock';
+import type { LeadershipFor } from '../contract/leadership';
 import type { ErrorClassifier } from '../contract/errors';
 import { InboundDispatcher, type InboundEvent } from '../contract/inbound-dispatcher';
 import { DISCORD_LIMITS, pacedLimits, type PlatformLimits } from '../contract/limits';
@@ -21,7 +20,7 @@ import type { DeliveryTarget } from '../contract/delivery-target';
 import type { OutboundContent } from '../contract/surface';
 import type { ThreadRef } from '../contract/thread-ref';
 import { AttachmentLimits } from './attachments';
-import { createClient } from './client';
+import { createRest } from './client';
 import { syncCommands } from './commands';
 import { botIdOfToken, parseDiscordConfig, type DiscordAdapterConfig } from './config';
 import { DeferredReplies } from './deferred-replies';
@@ -29,7 +28,7 @@ import { ChannelDirectory } from './directory';
 import { classifyDiscordError } from './errors';
 import { measureDiscord } from './format';
 import { ConversationStarter } from './conversations';
-import { ConnectionHealth } from './health';
+import { ConnectionHealth, sharedHealth } from './health';
 import { InboundFlow } from './inbound-flow';
 import { InteractionDesk } from './interactions';
 import { inviteUrl } from './invite';
@@ -38,6 +37,8 @@ import { DiscordOutbound } from './outbound';
 import { routePacket } from './packets';
 import { RateBook } from './rate';
 import { DiscordRest } from './rest';
+import { ShardLeases } from './shard-leases';
+import { ShardLink } from './shard-link';
 import { asDiscordRef, channelOf, discordPlace, discordThread } from './thread';
 import { ThreadOpener } from './threads';
 
@@ -50,6 +51,16 @@ export interface DiscordAdapterDeps {
   ackSafetyMs?: number;
   /** Longest wait for READY after login (default 30 s). */
   readyTimeoutMs?: number;
+  /** Several instances on one bot: each connects only the shards it leads (`discord-shard:<app>:<i>`). */
+  leadership?: LeadershipFor;
+  /** How many instances are live, this one included: each leads at most its share of the shards. */
+  liveInstances?: () => number;
+  /** How often an instance sharing the bot recomputes its share (default 2 s). */
+  shardCheckMs?: number;
+  /** How long a shard that failed to connect waits before it is tried again (default 30 s). */
+  shardRetryMs?: number;
+  /** Where this instance starts trying shards (default random). */
+  shardOffset?: number;
 }
 
 type State = 'idle' | 'starting' | 'running' | 'stopped';
@@ -62,9 +73,14 @@ export class DiscordAdapter implements ChannelAdapter {
   private readonly config: DiscordAdapterConfig;
   private readonly logger: Logger;
   private readonly clock: Clock;
-  /** A discord.js client cannot log in again once destroyed: each start attempt gets a fresh one. */
-  private client: Client;
+  private readonly restClient: REST;
   private readonly rest: DiscordRest;
+  private readonly shardCount: number;
+  /** Alone: the one link with every shard (a fresh one per start attempt). */
+  private lone?: ShardLink;
+  /** Sharing the bot: the link of each shard this instance leads. */
+  private readonly links = new Map<number, ShardLink>();
+  private leases?: ShardLeases;
   private readonly book = new RateBook();
   private readonly directory: ChannelDirectory;
   private readonly replies: DeferredReplies;
@@ -87,8 +103,9 @@ export class DiscordAdapter implements ChannelAdapter {
     this.limits = this.config.streaming ? pacedLimits(DISCORD_LIMITS, this.config.streaming) : DISCORD_LIMITS;
     this.botId = botIdOfToken(this.config.botToken);
     this.appId = this.botId;
-    this.client = createClient(this.config, this.book);
-    this.rest = new DiscordRest(() => this.client.rest);
+    this.shardCount = this.config.shardCount ?? 1;
+    this.restClient = createRest(this.config, this.book);
+    this.rest = new DiscordRest(() => this.restClient);
     this.directory = new ChannelDirectory((id) => this.rest.getChannel(id));
     this.replies = new DeferredReplies(this.clock);
     this.connection = new ConnectionHealth(() => this.clock.now());
@@ -113,11 +130,8 @@ export class DiscordAdapter implements ChannelAdapter {
       },
       async (err: unknown) => {
         this.connection.failed((err as Error).message);
-        await this.client.destroy().catch(() => undefined);
-        if (this.state === 'starting') {
-          this.state = 'idle';
-          this.client = createClient(this.config, this.book);
-        }
+        await this.lone?.close();
+        if (this.state === 'starting') this.state = 'idle';
         throw err;
       },
     );
@@ -130,8 +144,11 @@ export class DiscordAdapter implements ChannelAdapter {
   }
 
   health(): AdapterHealth {
-    const ack = this.client.ws.shards.first()?.lastPingTimestamp;
-    return this.connection.snapshot(ack !== undefined && ack > 0 ? ack : undefined);
+    if (this.lone) return this.lone.health();
+    if (!this.leases || this.state !== 'running') return this.connection.snapshot();
+    const shards = this.leases.held().map((shard) => ({ shard, health: this.links.get(shard)?.health() ?? { state: 'reconnecting' as const, detail: 'connecting' } }));
+    const failed = [...this.leases.failures].map(([shard, f]) => ({ shard, health: { state: 'failed' as const, detail: f.detail } }));
+    return sharedHealth(this.shardCount, [...shards, ...failed]);
   }
 
   place(thread: ThreadRef): ThreadPlace {
@@ -142,53 +159,72 @@ export class DiscordAdapter implements ChannelAdapter {
 
   private async connect(handler: InboundHandler): Promise<void> {
     this.dispatcher = new InboundDispatcher(this.flow.handlerFor(handler), this.logger, 'discord');
-    this.watch();
-    await this.login();
-    this.botId = this.client.user?.id ?? this.botId;
-    this.appId = this.client.application?.id ?? this.botId;
+    if (this.deps.leadership) return this.share(this.deps.leadership);
+    this.lone = this.link(Array.from({ length: this.shardCount }, (_, i) => i), this.connection);
+    await this.lone.open();
+    this.botId = this.lone.botId ?? this.botId;
+    this.appId = this.lone.appId ?? this.botId;
     await syncCommands(this.rest, this.appId, this.config.guildIds, this.logger);
     this.connection.connected();
-    this.logger.info({ bot: this.client.user?.username, guilds: this.client.guilds.cache.size, invite: inviteUrl(this.appId) }, 'discord: connected');
+    this.logger.info({ bot: this.lone.client.user?.username, guilds: this.lone.guilds, invite: inviteUrl(this.appId) }, 'discord: connected');
   }
 
-  private async login(): Promise<void> {
-    let timer: TimerHandle | undefined;
-    const ready = new Promise<void>((resolve, reject) => {
-      this.client.once(Events.ClientReady, () => resolve());
-      timer = this.clock.setTimeout(() => reject(new Error('Discord did not send READY in time')), this.deps.readyTimeoutMs ?? 30_000);
-    });
+  /** Sends at once; connects the shards this instance leads as it comes to lead them. */
+  private async share(leadership: LeadershipFor): Promise<void> {
     try {
-      await this.client.login(this.config.botToken);
-      await ready;
+      const app = await this.rest.currentApplication();
+      this.appId = app.id;
+      this.botId = app.botId ?? this.botId;
     } catch (err) {
       throw loginError(err);
-    } finally {
-      if (timer) this.clock.clearTimeout(timer);
     }
+    this.leases = new ShardLeases({
+      count: this.shardCount, leadership, name: (i) => `discord-shard:${this.appId}:${i}`, clock: this.clock, logger: this.logger,
+      checkMs: this.deps.shardCheckMs ?? 2_000, retryMs: this.deps.shardRetryMs ?? 30_000,
+      ...(this.deps.liveInstances ? { liveInstances: this.deps.liveInstances } : {}),
+      ...(this.deps.shardOffset !== undefined ? { offset: this.deps.shardOffset } : {}),
+      open: (i) => this.openShard(i),
+      close: (i) => this.closeShard(i),
+    });
+    this.connection.connected();
+    this.leases.start();
+    this.logger.info({ shards: this.shardCount, invite: inviteUrl(this.appId) }, 'discord: sending; connecting the shards this instance leads (other instances may hold them)');
   }
 
-  /** Connection events → health; raw dispatches → the directory, messages and interactions. */
-  private watch(): void {
-    const c = this.client;
-    c.on(Events.Raw, (packet: { t?: string | null; d?: unknown }) => {
-      if (this.state === 'stopped') return;
-      this.connection.event();
-      routePacket(packet.t, packet.d, {
-        directory: this.directory, botId: () => this.botId, logger: this.logger,
-        onMessage: (m) => void this.flow.onMessage(m),
-        onInteraction: (i) => void this.desk.onInteraction(i).catch((err: unknown) => this.logger.error({ err: classifyDiscordError(err).message }, 'discord: interaction handling failed')),
-      });
+  private async openShard(i: number): Promise<void> {
+    const link = this.link([i], new ConnectionHealth(() => this.clock.now()));
+    this.links.set(i, link);
+    try {
+      await link.open();
+    } catch (err) {
+      if (this.links.get(i) === link) this.links.delete(i);
+      await link.close();
+      throw err;
+    }
+    if (this.links.get(i) !== link) return;
+    this.logger.info({ shard: i, of: this.shardCount, guilds: link.guilds }, 'discord: shard connected (this instance leads it)');
+    if (i === 0) await syncCommands(this.rest, this.appId, this.config.guildIds, this.logger);
+  }
+
+  private async closeShard(i: number): Promise<void> {
+    const link = this.links.get(i);
+    this.links.delete(i);
+    await link?.close();
+  }
+
+  private link(shards: number[], health: ConnectionHealth): ShardLink {
+    return new ShardLink(shards, {
+      config: this.config, book: this.book, clock: this.clock, logger: this.logger, health,
+      readyTimeoutMs: this.deps.readyTimeoutMs ?? 30_000,
+      onPacket: (packet) => {
+        if (this.state === 'stopped') return;
+        routePacket(packet.t, packet.d, {
+          directory: this.directory, botId: () => this.botId, logger: this.logger,
+          onMessage: (m) => void this.flow.onMessage(m),
+          onInteraction: (interaction) => void this.desk.onInteraction(interaction).catch((err: unknown) => this.logger.error({ err: classifyDiscordError(err).message }, 'discord: interaction handling failed')),
+        });
+      },
     });
-    c.on(Events.ShardReconnecting, () => this.connection.reconnecting('the gateway connection closed or stopped answering heartbeats; resuming'));
-    c.on(Events.ShardResume, () => this.connection.connected());
-    c.on(Events.ShardReady, () => this.connection.connected());
-    c.on(Events.ShardDisconnect, (e: { code: number }) => {
-      const why = loginError(e.code).message;
-      this.connection.failed(why);
-      if (this.state !== 'stopped') this.logger.error({ code: e.code }, `discord: ${why}`);
-    });
-    c.on(Events.ShardError, (err: Error) => this.logger.warn({ err: err.message }, 'discord: gateway connection error'));
-    c.on(Events.Error, (err: Error) => this.logger.error({ err: err.message }, 'discord: client error'));
   }
 
   private deliver(event: InboundEvent, afterHandled?: () => void): void {
@@ -203,7 +239,8 @@ export class DiscordAdapter implements ChannelAdapter {
     this.connection.stopped();
     this.desk.close();
     await this.dispatcher?.drain();
-    await this.client.destroy();
+    await this.leases?.stop();
+    await this.lone?.close();
   }
 
   // ---------------------------------------------------------------- outbound

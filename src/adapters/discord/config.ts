@@ -16,6 +16,8 @@ export interface DiscordAdapterConfig {
   messageContent: boolean;
   /** Edit and typing pacing from the gateway config; absent = the platform's defaults (DISCORD_LIMITS). */
   streaming?: StreamingSettings;
+  /** Gateway shards the bot's guilds are split over (all instances together); absent = 1. */
+  shardCount?: number;
 }
 
 const ms = (what: string) => z.number({ error: `${what} must be a number of milliseconds` }).int().min(0, `${what} must not be negative`);
@@ -35,6 +37,7 @@ export const discordAdapterConfigSchema = z.object({
       typing_renew_ms: ms('streaming.typing_renew_ms'),
     })
     .optional(),
+  shardCount: z.number({ error: 'shardCount must be a whole number of shards' }).int('shardCount must be a whole number of shards').min(1, 'shardCount must be at least 1').optional(),
 });
 
 /** Validated config with the REST root normalised (no trailing slash); throws an Error naming every bad field. */
@@ -53,10 +56,11 @@ export interface DiscordSection {
   guild_ids: string[];
   message_content: boolean;
   streaming: StreamingSettings;
+  shard_count?: number;
 }
 
 export function discordConfigOf(s: DiscordSection): DiscordAdapterConfig {
-  return { botToken: s.bot_token ?? '', apiUrl: s.api_url, guildIds: s.guild_ids, messageContent: s.message_content, streaming: s.streaming };
+  return { botToken: s.bot_token ?? '', apiUrl: s.api_url, guildIds: s.guild_ids, messageContent: s.message_content, streaming: s.streaming, ...(s.shard_count !== undefined ? { shardCount: s.shard_count } : {}) };
 }
 
 /** The bot's user id, which a token's first segment carries in base64; used to name rate buckets before login. */

@@ -66,3 +66,23 @@ export class ConnectionHealth {
     return { state, ...(this.detail ? { detail: this.detail } : {}), ...(last ? { lastEventAt: last } : {}) };
   }
 }
+
+const RANK: Record<AdapterHealth['state'], number> = { connected: 0, reconnecting: 1, failed: 2 };
+
+/**
+ * The health of an instance that shares the bot's `count` shards with others: that of the shards it holds
+ * (the worst one decides) and of those it could not connect; holding none, it still sends over REST while
+ * another instance receives the events, which is connected, said in the detail.
+ */
+export function sharedHealth(count: number, shards: Array<{ shard: number; health: AdapterHealth }>): AdapterHealth {
+  const last = Math.max(0, ...shards.map((s) => s.health.lastEventAt ?? 0)) || undefined;
+  const at = last ? { lastEventAt: last } : {};
+  if (shards.length === 0) {
+    return { state: 'connected', detail: `sending only: this instance holds none of the bot's ${count} shard(s); another instance receives the events, and this one connects a shard that is left free`, ...at };
+  }
+  const state = shards.map((s) => s.health.state).reduce((a, b) => (RANK[b] > RANK[a] ? b : a));
+  const detail = state === 'connected'
+    ? `holds shard${shards.length > 1 ? 's' : ''} ${shards.map((s) => s.shard).join(', ')} of ${count}`
+    : shards.filter((s) => s.health.state !== 'connected').map((s) => `shard ${s.shard}: ${s.health.detail ?? s.health.state}`).join('; ');
+  return { state, detail, ...at };
+}

@@ -1,12 +1,12 @@
 /**
- * The REST calls the adapter makes, typed, on @discordjs/rest (the client's `rest`): messages, typing,
- * reactions, threads from a message, channel lookups, interaction callbacks and the interaction webhook
- * (@original and follow-ups, no bot token), and application commands. Answers the adapter reads are
- * validated with zod; failures are thrown as they come (callers classify them once).
+ * The REST calls the adapter makes, typed, on @discordjs/rest: messages, typing, reactions, threads from
+ * a message, channel lookups, interaction callbacks and the interaction webhook (@original and follow-ups,
+ * no bot token), the bot's application and its commands. Answers the adapter reads are validated with
+ * zod; failures are thrown as they come (callers classify them once).
  */
 import type { REST } from 'discord.js';
-import type { z } from 'zod';
-import { callbackResponseSchema, channelSchema, createdMessageSchema, registeredCommandSchema, type ChannelPayload, type RegisteredCommand } from './payloads';
+import { z } from 'zod';
+import { snowflake, callbackResponseSchema, channelSchema, createdMessageSchema, registeredCommandSchema, type ChannelPayload, type RegisteredCommand } from './payloads';
 
 export type Json = Record<string, unknown>;
 
@@ -16,8 +16,9 @@ function parsed<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
   return r.data;
 }
 
+const applicationSchema = z.object({ id: snowflake, bot: z.object({ id: snowflake }).optional() });
+
 export class DiscordRest {
-  /** `client` is the current REST client (a new one comes with each connection attempt). */
   constructor(private readonly client: () => REST) {}
 
   private get rest(): REST {
@@ -77,6 +78,12 @@ export class DiscordRest {
   async listCommands(app: string, guild?: string): Promise<RegisteredCommand[]> {
     const list = await this.rest.get(guild ? `/applications/${app}/guilds/${guild}/commands` : `/applications/${app}/commands`);
     return parsed(registeredCommandSchema.array(), list, 'a command list');
+  }
+
+  /** The bot's application (its id names the commands and the interaction webhooks) and bot user. */
+  async currentApplication(): Promise<{ id: string; botId?: string }> {
+    const app = parsed(applicationSchema, await this.rest.get('/applications/@me'), 'the application lookup');
+    return { id: app.id, ...(app.bot ? { botId: app.bot.id } : {}) };
   }
 
   async putCommands(app: string, commands: Json[], guild?: string): Promise<void> {

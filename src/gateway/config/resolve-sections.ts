@@ -95,6 +95,7 @@ function discordSection(dc: FileConfig['discord'], ev: EnvValues): DiscordConfig
     api_url: ev.discordApiUrl ?? dc.api_url ?? DEFAULTS.discordApiUrl,
     guild_ids: dc.guild_ids,
     message_content: dc.message_content,
+    shard_count: dc.shard_count,
     ...compact({ bot_token: ev.discordBotToken }),
   };
 }

@@ -145,6 +145,13 @@ const discordSection = z
     guild_ids: z.array(idString, { error: 'expected a list of guild ids' }).default([]),
     /** Ask for the privileged Message Content intent (follow-ups in bot threads without a mention). */
     message_content: z.boolean().default(false),
+    /** Gateway shards the bot's guilds are split over; several instances each connect a share of them. */
+    shard_count: z
+      .number({ error: 'expected a whole number of shards (1 or more)' })
+      .int('expected a whole number of shards (1 or more)')
+      .min(1, 'expected at least 1 shard')
+      .max(1024, 'expected at most 1024 shards (ask Discord for more only when it says so)')
+      .default(1),
     streaming: streaming(DEFAULTS.streaming.discord),
   })
   .prefault({});

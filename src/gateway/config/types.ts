@@ -51,6 +51,8 @@ export interface DiscordConfig extends ChatPlatformBase {
   guild_ids: string[];
   /** Whether the privileged Message Content intent is requested. */
   message_content: boolean;
+  /** Gateway shards the guilds are split over; instances on one database share them out. */
+  shard_count: number;
 }
 
 export interface WebConfig {

@@ -55,7 +55,7 @@ export interface GatewayOptions {
   /** Where the one-time admin token (or the file holding it) is printed; the token itself only on a terminal. */
   stdout: { write(s: string): unknown; isTTY?: boolean };
   /** Builds the platform adapters once the runtime exists; `auth` guards routes as the admin API does. */
-  platforms: (ctx: { store: GatewayStore; logger: Logger; auth: RequestHandler; leadership?: LeadershipFor }) => PlatformBinding[] | Promise<PlatformBinding[]>;
+  platforms: (ctx: { store: GatewayStore; logger: Logger; auth: RequestHandler; leadership?: LeadershipFor; liveInstances?: () => number }) => PlatformBinding[] | Promise<PlatformBinding[]>;
   clock?: Clock;
   /** Shared with the logger (main.ts) so log lines are masked too; one is made when absent. */
   redactor?: SecretRedactor;
@@ -205,7 +205,7 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
   };
   const sessions = new LoginSessions();
   const auth = adminGuard({ store, config, sessions });
-  bindings.push(...(await o.platforms({ store, logger, auth, ...(config.database_url ? { leadership: pgLeadership(config.database_url, logger) } : {}) })).map((b) => ({ ...b, adapter: meterAdapter(b.adapter, metrics, clock) })));
+  bindings.push(...(await o.platforms({ store, logger, auth, ...(config.database_url ? { leadership: pgLeadership(config.database_url, logger), liveInstances: () => cluster.livePeers().length + 1 } : {}) })).map((b) => ({ ...b, adapter: meterAdapter(b.adapter, metrics, clock) })));
   const listener = await listen(bindings, createAdminApp({ config, store, metrics, runtime, logger, pricing: prices.lookup, redactor, logRequests: false, sessions }), config, logger).catch(async (err: unknown) => {
     await store.close();
     throw err;

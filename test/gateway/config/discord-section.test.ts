@@ -1,7 +1,7 @@
 /**
  * The `discord` config section's own keys: slash commands registered per guild when `guild_ids` lists some
  * (ids must be quoted, as YAML cannot read 19-digit numbers exactly), the Message Content intent only when
- * `message_content` says so, and the adapter's section built from them.
+ * `message_content` says so, the shard count, and the adapter's section built from them.
  */
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -40,4 +40,20 @@ it('refuses an unquoted 19-digit guild id and a non-boolean switch, naming the k
   if (r.ok) return;
   expect(r.errors.map((e) => e.path)).toEqual(['discord.guild_ids[0]', 'discord.message_content']);
   expect(r.errors[0].message).toMatch(/quote numbers longer than 15 digits/);
+});
+
+it('splits the bot over discord.shard_count shards (default 1) and refuses a count that is not a whole number of at least 1', () => {
+  const one = load('discord: {}\n');
+  if (!one.ok) throw new Error(JSON.stringify(one.errors));
+  expect(one.config.discord.shard_count).toBe(1);
+  const four = load('discord:\n  shard_count: 4\n');
+  if (!four.ok) throw new Error(JSON.stringify(four.errors));
+  expect(discordConfigOf(four.config.discord)).toMatchObject({ shardCount: 4 });
+  for (const bad of ['0', '1.5', 'two']) {
+    const r = load(`discord:\n  shard_count: ${bad}\n`);
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.errors.map((e) => e.path)).toEqual(['discord.shard_count']);
+    expect(r.errors[0].message).toMatch(/shard/);
+  }
 });
