@@ -78,12 +78,14 @@ export class Membership {
     if (this.owned.has(key) && this.o.clock.now() - this.renewedAt < this.o.leaseMs) return this.o.id;
     const owner = await this.claimRow(key);
     if (owner !== this.o.id) {
-      this.owned.delete(key);
+      if (this.owned.delete(key)) this.ownedCount = Math.max(0, this.ownedCount - 1);
       return owner;
     }
     // Not held a moment ago (never, or lost to a takeover): whatever is cached for it may be stale.
     if (!this.owned.has(key)) {
       this.owned.add(key);
+      // Counted now, so /readyz need not wait for the next heartbeat's recount (which corrects any drift).
+      this.ownedCount++;
       await this.o.onAcquired(key);
     }
     return this.o.id;
