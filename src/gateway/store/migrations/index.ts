@@ -7,7 +7,8 @@ import { pairingNotified } from './005-pairing-notified';
 import { schedules } from './006-schedules';
 import { taskRuns } from './007-task-runs';
 import { deliveryEvents } from './008-delivery-events';
+import { sessionBindingIndex } from './009-session-binding-index';
 import type { Migration } from './types';
 
-export const MIGRATIONS: readonly Migration[] = [initial, platformProblem, groupAccess, deliveryShown, pairingNotified, schedules, taskRuns, deliveryEvents];
+export const MIGRATIONS: readonly Migration[] = [initial, platformProblem, groupAccess, deliveryShown, pairingNotified, schedules, taskRuns, deliveryEvents, sessionBindingIndex];
 export type { Migration } from './types';
