@@ -142,6 +142,8 @@ export class ContextEngine {
       }
       this.core.atRisk = null;
       this.current = null;
+      // The run takes no more input: steering offered while the trace flushes is refused, not queued and dropped.
+      this.core.steering.close();
       await this.core.trace.flush();
       this.release();
     }

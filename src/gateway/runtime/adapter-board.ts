@@ -1,8 +1,9 @@
 /**
  * The adapters' states for /readyz, /metrics and the operator (gateway.md §7): starts each bound adapter
- * (connected, or failed with why), then reads its own health (a silent connection being re-opened, a poll
- * loop that stopped), records the last inbound event per platform, and says why every chat platform
- * without an adapter is off — disabled in config, no credentials, or not available in this version.
+ * (connected, or failed with why; one whose SDK is still loading counts as connecting), then reads its
+ * own health (a silent connection being re-opened, a poll loop that stopped), records the last inbound
+ * event per platform, and says why every chat platform without an adapter is off — disabled in config,
+ * no credentials, or not available in this version.
  */
 import type { ChannelAdapter } from '../../adapters/contract/adapter';
 import type { AdapterBinding } from '../../adapters/contract/binding';
@@ -51,22 +52,35 @@ export class AdapterBoard {
     if (s) s.last_inbound_at = at;
   }
 
-  /** Starts every binding; a failure is recorded and logged, never thrown (the others still start). */
+  /** Starts every binding in turn; a failure is recorded and logged, never thrown (the others still start). */
   async startAll(bindings: readonly AdapterBinding[], handlerFor: (b: AdapterBinding) => InboundHandler): Promise<void> {
-    for (const b of bindings) {
-      const s: AdapterStatus = { name: b.adapter.platform, state: 'connecting' };
-      this.status.set(b.adapter.platform, s);
-      try {
-        await b.adapter.start(handlerFor(b));
-        s.state = 'connected';
-        this.live.set(b.adapter.platform, b.adapter);
-        this.logger.info({ platform: b.adapter.platform }, 'adapter connected');
-      } catch (err) {
-        s.state = 'failed';
-        s.detail = (err as Error).message;
-        this.logger.error({ platform: b.adapter.platform, err: (err as Error).message }, 'adapter failed to start');
-      }
+    for (const b of bindings) await this.start(b, handlerFor(b));
+  }
+
+  /** Starts one binding: connecting, then connected or failed with why (logged, never thrown). */
+  async start(b: AdapterBinding, handler: InboundHandler): Promise<void> {
+    const s: AdapterStatus = { name: b.adapter.platform, state: 'connecting' };
+    this.status.set(b.adapter.platform, s);
+    try {
+      await b.adapter.start(handler);
+      s.state = 'connected';
+      this.live.set(b.adapter.platform, b.adapter);
+      this.logger.info({ platform: b.adapter.platform }, 'adapter connected');
+    } catch (err) {
+      this.fail(b.adapter.platform, err);
     }
+  }
+
+  /** A platform whose adapter is still to be loaded: connecting (not ready) until it has started. */
+  pending(platform: string): void {
+    this.status.set(platform, { name: platform, state: 'connecting', detail: 'loading its adapter' });
+  }
+
+  /** The platform's adapter could not be loaded or started. */
+  fail(platform: string, err: unknown): void {
+    const detail = err instanceof Error ? err.message : String(err);
+    this.status.set(platform, { name: platform, state: 'failed', detail });
+    this.logger.error({ platform, err: detail }, 'adapter failed to start');
   }
 
   /** Every chat platform that has no running adapter, with the reason. */

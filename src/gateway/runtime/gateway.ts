@@ -38,6 +38,7 @@ import { AgentPool } from './agent-pool';
 import { warmAgents, type AgentReport } from './agent-warmup';
 import { ApprovalBroker } from './approval-broker';
 import { GatewayInbound } from './inbound';
+import { isDeferred, LatePlatforms, type PlatformEntry } from './late-platforms';
 import { meterAdapter } from './metered-adapter';
 import { Outbox } from './outbox';
 import { PricingBook } from './pricing-book';
@@ -54,8 +55,11 @@ export interface GatewayOptions {
   logger: Logger;
   /** Where the one-time admin token (or the file holding it) is printed; the token itself only on a terminal. */
   stdout: { write(s: string): unknown; isTTY?: boolean };
-  /** Builds the platform adapters once the runtime exists; `auth` guards routes as the admin API does. */
-  platforms: (ctx: { store: GatewayStore; logger: Logger; auth: RequestHandler; leadership?: LeadershipFor; liveInstances?: () => number }) => PlatformBinding[] | Promise<PlatformBinding[]>;
+  /**
+   * Builds the platform adapters once the runtime exists; `auth` guards routes as the admin API does.
+   * Bindings start first, then the deferred ones are loaded and started (./late-platforms.ts).
+   */
+  platforms: (ctx: { store: GatewayStore; logger: Logger; auth: RequestHandler; leadership?: LeadershipFor; liveInstances?: () => number }) => PlatformEntry[] | Promise<PlatformEntry[]>;
   clock?: Clock;
   /** Shared with the logger (main.ts) so log lines are masked too; one is made when absent. */
   redactor?: SecretRedactor;
@@ -205,8 +209,12 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
   };
   const sessions = new LoginSessions();
   const auth = adminGuard({ store, config, sessions });
-  bindings.push(...(await o.platforms({ store, logger, auth, ...(config.database_url ? { leadership: pgLeadership(config.database_url, logger), liveInstances: () => cluster.livePeers().length + 1 } : {}) })).map((b) => ({ ...b, adapter: meterAdapter(b.adapter, metrics, clock) })));
-  const listener = await listen(bindings, createAdminApp({ config, store, metrics, runtime, logger, pricing: prices.lookup, redactor, logRequests: false, sessions }), config, logger).catch(async (err: unknown) => {
+  const metered = (b: PlatformBinding): PlatformBinding => ({ ...b, adapter: meterAdapter(b.adapter, metrics, clock) });
+  const shared = config.database_url ? { leadership: pgLeadership(config.database_url, logger), liveInstances: () => cluster.livePeers().length + 1 } : {};
+  const entries = await o.platforms({ store, logger, auth, ...shared });
+  bindings.push(...entries.filter((e): e is PlatformBinding => !isDeferred(e)).map(metered));
+  const late = new LatePlatforms(entries.filter(isDeferred));
+  const listener = await listen(bindings, late.app, createAdminApp({ config, store, metrics, runtime, logger, pricing: prices.lookup, redactor, logRequests: false, sessions }), config, logger).catch(async (err: unknown) => {
     await store.close();
     throw err;
   });
@@ -216,7 +224,16 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
   const takeover = await cluster.join();
   const scope = takeover && { keys: new Set(takeover.keys), note: INTERRUPTED_NOTE };
   await store.resetBusySessions(scope?.keys);
-  await board.startAll(bindings, (b) => cluster.route(b.adapter, inbound.handlerFor(b.adapter)));
+  const handlerFor = (b: PlatformBinding) => cluster.route(b.adapter, inbound.handlerFor(b.adapter));
+  late.announce(board);
+  await board.startAll(bindings, handlerFor);
+  const addLate = (b: PlatformBinding): PlatformBinding => {
+    const m = metered(b);
+    bindings.push(m);
+    return m;
+  };
+  await late.start({ board, handlerFor, add: addLate });
+  // Letters may name any platform: they are taken once every adapter runs (they wait in the database until then).
   await cluster.start();
   board.noteAbsent(config);
   const agents = warmAgents(config, pool, prices, logger).catch((err: unknown): AgentReport[] => {
@@ -270,12 +287,13 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
   return { url: listener.url, store, manager, metrics, scheduler, adminToken, agents, health: runtime.health, shutdown };
 }
 
-/** One listener: the request log, each adapter's routes, then the admin API. */
-async function listen(bindings: readonly PlatformBinding[], adminApp: express.Express, config: GatewayConfig, logger: Logger): Promise<AdminListener> {
+/** One listener: the request log, each adapter's routes (the late adapters' as they load), then the admin API. */
+async function listen(bindings: readonly PlatformBinding[], lateApp: express.Express, adminApp: express.Express, config: GatewayConfig, logger: Logger): Promise<AdminListener> {
   const root = express();
   root.disable('x-powered-by');
   root.use(requestLog(logger));
   for (const b of bindings) b.routes?.(root);
+  root.use(lateApp);
   root.use(adminApp);
   const listener = await listenAdmin(root, config.listen);
   logger.info({ url: listener.url }, 'gateway listening');

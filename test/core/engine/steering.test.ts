@@ -65,6 +65,21 @@ describe('steering', () => {
     await collect(r.engine.run([user('again')]));
     expect(r.models.requests[1].newMessages.map((m) => payload(m).text)).toEqual(['again']);
   });
+
+  test('steering offered once the last turn is over, while the run winds down, is refused rather than accepted and dropped', async () => {
+    const script = () => [turn.text('done'), turn.text('answered the late steering')];
+    const length = (await collect((await rig(dirs, { script: script() })).engine.run([user('go')]))).length;
+    const r = await rig(dirs, { script: script() });
+    const it = r.engine.run([user('go')])[Symbol.asyncIterator]();
+    for (let i = 0; i < length; i++) expect((await it.next()).done).toBe(false);
+    // The stream has given its last message; what is left is the run winding down (its trace flushed).
+    const end = it.next();
+    const offered = await new Promise<string | false>((res) => setImmediate(() => res(r.engine.steer('late'))));
+    expect((await end).done).toBe(true);
+    const delivered = r.models.requests.some((q) => q.newMessages.some((m) => String(payload(m).text ?? '').includes('late')));
+    expect(offered === false || delivered).toBe(true);
+    expect(offered).toBe(false);
+  });
 });
 
 describe('background notices', () => {

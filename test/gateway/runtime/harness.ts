@@ -10,7 +10,8 @@ import pino from 'pino';
 import { WebAdapter, webRoutes, type WebMessage } from '../../../src/adapters/web';
 import { requireAdminToken } from '../../../src/gateway/admin/auth';
 import { loadGatewayConfig, type GatewayConfig } from '../../../src/gateway/config';
-import { createGateway, type GatewayHandle, type GatewayOptions, type PlatformBinding } from '../../../src/gateway/runtime/gateway';
+import { createGateway, type GatewayHandle, type GatewayOptions } from '../../../src/gateway/runtime/gateway';
+import type { PlatformEntry } from '../../../src/gateway/runtime/late-platforms';
 import { FakeOpenAIServer, turn } from '../../fakes/openai-server';
 
 export const TOKEN = 'test-admin-token-0123456789';
@@ -30,7 +31,8 @@ export interface Harness {
 
 export interface HarnessOptions {
   env?: Record<string, string>;
-  extra?: (ctx: { config: GatewayConfig }) => PlatformBinding[];
+  /** More adapters after the web playground: bindings started at once, or deferred ones loaded after them. */
+  extra?: (ctx: { config: GatewayConfig }) => PlatformEntry[];
   configFile?: string;
   /** A gateway.yaml written into the temp home and used as the config file. */
   configYaml?: string;

@@ -8,7 +8,8 @@ import { schedules } from './006-schedules';
 import { taskRuns } from './007-task-runs';
 import { deliveryEvents } from './008-delivery-events';
 import { cluster } from './009-cluster';
+import { sessionBindingIndex } from './010-session-binding-index';
 import type { Migration } from './types';
 
-export const MIGRATIONS: readonly Migration[] = [initial, platformProblem, groupAccess, deliveryShown, pairingNotified, schedules, taskRuns, deliveryEvents, cluster];
+export const MIGRATIONS: readonly Migration[] = [initial, platformProblem, groupAccess, deliveryShown, pairingNotified, schedules, taskRuns, deliveryEvents, cluster, sessionBindingIndex];
 export type { Migration } from './types';

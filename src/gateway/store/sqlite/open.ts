@@ -52,14 +52,17 @@ export function openSqliteStore(path: string, opts: OpenOptions = {}): SqliteSto
     if (e instanceof StoreError) throw e;
     throw new StoreError('open_failed', `cannot open the gateway database ${path}: ${(e as Error).message}`, { cause: e });
   }
+  const sql = new SqliteSql(db, path, now);
   return {
     backend: 'sqlite',
     location: path,
     path,
     db,
     migration,
-    ...storeMethods(new SqliteSql(db, path, now), sqlite),
+    ...storeMethods(sql, sqlite),
     async close() {
+      // what was issued before runs first, so no caller is left waiting on a closed connection
+      await sql.drain();
       if (db.open) db.close();
     },
   };

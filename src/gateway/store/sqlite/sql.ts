@@ -1,8 +1,9 @@
 /**
- * `Sql` on one better-sqlite3 connection: prepared statements cached by their SQL text, transactions as
- * BEGIN IMMEDIATE … COMMIT. A transaction's function is async, so while one is open every other statement
- * of this process on the same database file waits at that file's gate: it would otherwise join the open
- * transaction (same connection) or block the thread on the write lock it holds (another connection).
+ * `Sql` on one better-sqlite3 connection, with group commit: the writes and transactions issued by one
+ * callback and its promise chains run as one BEGIN IMMEDIATE … COMMIT, each in its own SAVEPOINT (a failing
+ * one is undone and rejected alone), each caller resolved once the group is committed. Reads run at once
+ * unless writes are queued or a group is open, then in order behind them. A group holds its database
+ * file's gate, so no other statement of this process on that file (another connection) interleaves.
  */
 import type Database from 'better-sqlite3';
 import { resolve } from 'node:path';
@@ -22,11 +23,31 @@ function gateOf(path: string): Gate {
   return g;
 }
 
+type Mode = 'get' | 'all' | 'run';
+interface Settle {
+  resolve(v: unknown): void;
+  reject(e: unknown): void;
+}
+type Job = Settle & ({ kind: 'stmt'; stmt: Database.Statement; mode: Mode; params: unknown[] } | { kind: 'tx'; fn: (q: Sql) => Promise<unknown> });
+
+function exec(stmt: Database.Statement, mode: Mode, params: unknown[]): unknown {
+  if (mode === 'get') return stmt.get(...params);
+  if (mode === 'all') return stmt.all(...params);
+  return stmt.run(...params).changes;
+}
+
+const isRead = (j: Job): boolean => j.kind === 'stmt' && j.stmt.readonly;
+
+/** The group's transaction ended under it (SQLite rolls back on I/O errors, a full disk, out of memory). */
+class GroupLost extends Error {}
+
 export class SqliteSql implements Sql {
   private readonly cache = new Map<string, Database.Statement>();
   private readonly gate: Gate;
-  /** The handle a transaction's function gets: the same connection, past the gate. */
+  /** The handle a transaction's function gets: the same connection, inside the open group. */
   private readonly inside: Sql;
+  private queue: Job[] = [];
+  private flushing: Promise<void> | undefined;
 
   constructor(
     readonly db: Database.Database,
@@ -52,39 +73,137 @@ export class SqliteSql implements Sql {
     return s;
   }
 
-  async get<T>(sql: string, ...params: unknown[]): Promise<T | undefined> {
-    while (this.gate.open) await this.gate.open;
-    return this.stmt(sql).get(...params) as T | undefined;
+  get<T>(sql: string, ...params: unknown[]): Promise<T | undefined> {
+    return this.submit(sql, 'get', params) as Promise<T | undefined>;
   }
 
-  async all<T>(sql: string, ...params: unknown[]): Promise<T[]> {
-    while (this.gate.open) await this.gate.open;
-    return this.stmt(sql).all(...params) as T[];
+  all<T>(sql: string, ...params: unknown[]): Promise<T[]> {
+    return this.submit(sql, 'all', params) as Promise<T[]>;
   }
 
-  async run(sql: string, ...params: unknown[]): Promise<number> {
-    while (this.gate.open) await this.gate.open;
-    return this.stmt(sql).run(...params).changes;
+  run(sql: string, ...params: unknown[]): Promise<number> {
+    return this.submit(sql, 'run', params) as Promise<number>;
   }
 
-  /** BEGIN IMMEDIATE: takes the write lock up front, so two processes never deadlock upgrading a read. */
-  async tx<T>(fn: (q: Sql) => Promise<T>): Promise<T> {
-    while (this.gate.open) await this.gate.open;
-    let release!: () => void;
-    this.gate.open = new Promise((r) => (release = r));
+  /** Joins the next group as one savepoint; `fn` must do nothing but database work through `q`. */
+  tx<T>(fn: (q: Sql) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => this.enqueue({ kind: 'tx', fn, resolve: resolve as (v: unknown) => void, reject }));
+  }
+
+  /** Settles once every statement issued so far has run (before the connection is closed). */
+  async drain(): Promise<void> {
+    while (this.flushing || this.queue.length > 0) await (this.flushing ?? this.flush());
+  }
+
+  private async submit(sql: string, mode: Mode, params: unknown[]): Promise<unknown> {
+    const stmt = this.stmt(sql);
+    if (stmt.readonly && this.queue.length === 0 && !this.gate.open) return exec(stmt, mode, params);
+    return new Promise((resolve, reject) => this.enqueue({ kind: 'stmt', stmt, mode, params, resolve, reject }));
+  }
+
+  private enqueue(job: Job): void {
+    this.queue.push(job);
+    if (this.queue.length === 1 && !this.flushing) this.schedule();
+  }
+
+  /**
+   * A tick queued from a promise callback runs once no promise callback is left: the group takes what the
+   * current callback and the promise chains it started issue, and commits before the loop moves on to
+   * timers and I/O.
+   */
+  private schedule(): void {
+    process.nextTick(() => void this.flush());
+  }
+
+  private flush(): Promise<void> {
+    this.flushing ??= (async () => {
+      try {
+        while (this.gate.open) await this.gate.open;
+        if (this.queue.length === 0) return;
+        let release!: () => void;
+        this.gate.open = new Promise((r) => (release = r));
+        try {
+          await this.runGroup(this.queue.splice(0));
+        } finally {
+          this.gate.open = undefined;
+          release();
+        }
+      } finally {
+        this.flushing = undefined;
+        if (this.queue.length > 0) this.schedule();
+      }
+    })();
+    return this.flushing;
+  }
+
+  /** BEGIN IMMEDIATE takes the write lock up front, so two processes never deadlock upgrading a read. */
+  private async runGroup(jobs: Job[]): Promise<void> {
+    if (jobs.every(isRead)) {
+      for (const j of jobs) await this.runAlone(j);
+      return;
+    }
     try {
       this.db.exec('BEGIN IMMEDIATE');
+    } catch (e) {
+      // The write lock stayed with another process past the busy timeout: the writes fail with that.
+      for (const j of jobs) await (isRead(j) ? this.runAlone(j) : j.reject(e));
+      return;
+    }
+    const settled: (() => void)[] = [];
+    try {
+      for (const j of jobs) settled.push(await this.inSavepoint(j));
+      this.db.exec('COMMIT');
+    } catch (e) {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      // Nothing of the group is kept: each job runs again on its own and gets its own outcome.
+      for (const j of jobs) await this.runAlone(j);
+      return;
+    }
+    for (const s of settled) s();
+  }
+
+  /** Runs a job inside the open group; returns how to settle its caller once the group commits. */
+  private async inSavepoint(j: Job): Promise<() => void> {
+    if (j.kind === 'stmt' && j.stmt.readonly) {
       try {
-        const out = await fn(this.inside);
+        const out = this.run1(j);
+        return () => j.resolve(out);
+      } catch (e) {
+        return () => j.reject(e);
+      }
+    }
+    this.db.exec('SAVEPOINT job');
+    try {
+      const out = j.kind === 'tx' ? await j.fn(this.inside) : this.run1(j);
+      this.db.exec('RELEASE job');
+      return () => j.resolve(out);
+    } catch (e) {
+      if (!this.db.inTransaction) throw new GroupLost('the group transaction was rolled back', { cause: e });
+      this.db.exec('ROLLBACK TO job');
+      this.db.exec('RELEASE job');
+      return () => j.reject(e);
+    }
+  }
+
+  private run1(j: Job & { kind: 'stmt' }): unknown {
+    return exec(j.stmt, j.mode, j.params);
+  }
+
+  /** One job in its own transaction (a statement's implicit one, or BEGIN IMMEDIATE … COMMIT for `tx`). */
+  private async runAlone(j: Job): Promise<void> {
+    try {
+      if (j.kind === 'stmt') return j.resolve(this.run1(j));
+      this.db.exec('BEGIN IMMEDIATE');
+      try {
+        const out = await j.fn(this.inside);
         this.db.exec('COMMIT');
-        return out;
+        j.resolve(out);
       } catch (e) {
         if (this.db.inTransaction) this.db.exec('ROLLBACK');
         throw e;
       }
-    } finally {
-      this.gate.open = undefined;
-      release();
+    } catch (e) {
+      j.reject(e);
     }
   }
 }

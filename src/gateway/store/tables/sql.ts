@@ -10,9 +10,10 @@ export interface Sql {
   /** Returns how many rows changed. */
   run(sql: string, ...params: unknown[]): Promise<number>;
   /**
-   * Runs `fn` as one transaction no other writer interleaves with: SQLite takes the write lock up front;
-   * PostgreSQL runs it SERIALIZABLE and runs it again after a serialization failure, so `fn` must do
-   * nothing but database work through the handle it is given.
+   * Runs `fn` as one transaction no other writer interleaves with: SQLite runs it as a savepoint of a group
+   * commit holding the write lock, and again on its own should SQLite roll the whole group back; PostgreSQL
+   * runs it SERIALIZABLE and runs it again after a serialization failure. So `fn` must do nothing but
+   * database work through the handle it is given.
    */
   tx<T>(fn: (q: Sql) => Promise<T>): Promise<T>;
 }
