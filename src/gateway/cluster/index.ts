@@ -37,6 +37,8 @@ export interface ClusterDeps {
   forget(key: string): Promise<void>;
   /** Finalise and offer Continue for conversations taken over from dead peers. */
   recover(t: Takeover): Promise<void>;
+  /** This instance stalled past its lease and peers took its conversations: stop its running Tasks. */
+  stopAll(reason: string): Promise<void>;
   requests: Record<string, RequestHandler>;
 }
 
@@ -70,6 +72,7 @@ export function createCluster(d: ClusterDeps): GatewayCluster {
   const membership = new Membership({
     store: d.store, id, leaseMs: d.config.cluster.lease_ms, clock: d.clock, logger: d.logger, url: d.url,
     onAcquired: d.forget,
+    onDeclaredDead: () => d.stopAll('another gateway instance took this conversation over'),
     onTakeover: async (t) => {
       router?.peersGone(t.instances);
       await d.recover(t);

@@ -21,6 +21,8 @@ export interface MembershipOptions {
   onTakeover(t: Takeover): Promise<void>;
   /** A conversation this instance did not hold became its own: anything cached for it may be stale. */
   onAcquired(key: string): Promise<void>;
+  /** Peers declared this instance dead (it stalled past its lease) and took its conversations: stop what runs in them. */
+  onDeclaredDead?(): Promise<void>;
 }
 
 export class Membership {
@@ -134,6 +136,8 @@ export class Membership {
       // Peers declared this instance dead and took its conversations: none of its claims hold any more.
       this.o.logger.error({ instance: this.o.id }, 'cluster: this instance missed its heartbeat lease and its conversations were taken over');
       this.owned.clear();
+      this.ownedCount = 0;
+      void this.o.onDeclaredDead?.().catch((err: unknown) => this.o.logger.warn({ err }, 'cluster: stopping the taken-over Tasks failed'));
     }
     this.renewedAt = before;
   }
@@ -152,7 +156,8 @@ export class Membership {
       if (t.keys.length > 0 || t.instances.length > 0) {
         this.o.logger.warn({ instances: t.instances, conversations: t.keys.length }, 'cluster: took over the conversations of instances that stopped answering');
         for (const k of t.keys) this.owned.add(k);
-        await this.o.onTakeover(t);
+        // Not awaited: finalising many replies is paced by the platforms, and the heartbeat must go on meanwhile.
+        void this.o.onTakeover(t).catch((err: unknown) => this.o.logger.warn({ err }, 'cluster: finishing a takeover failed'));
       }
     } catch (err) {
       this.o.logger.warn({ err }, 'cluster: heartbeat failed (the database is unreachable?)');

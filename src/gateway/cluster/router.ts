@@ -67,10 +67,12 @@ export class ClusterRouter {
             resolve(v);
           });
         });
-        await this.send(owner, 'action', { action: packAction(a), reply });
-        const answer = await answered;
-        this.answers.delete(reply);
-        await a.answer(answer);
+        try {
+          await this.send(owner, 'action', { action: packAction(a), reply });
+          await a.answer(await answered);
+        } finally {
+          this.answers.delete(reply);
+        }
       },
     };
   }

@@ -21,7 +21,7 @@ const decideArgs = z.object({ id: z.string(), decision: z.enum(['allow', 'deny']
 
 export type Decide = (id: string, decision: 'allow' | 'deny', actor: string) => Promise<unknown>;
 
-export interface WiringDeps extends Omit<ClusterDeps, 'recover' | 'requests' | 'held' | 'forget'>, RecoveryDeps {
+export interface WiringDeps extends Omit<ClusterDeps, 'recover' | 'requests' | 'held' | 'forget' | 'stopAll'>, RecoveryDeps {
   manager: SessionManager;
   broker: ApprovalBroker;
   decide: Decide;
@@ -79,6 +79,9 @@ export function wireCluster(d: WiringDeps): GatewayCluster {
     ...d,
     held: () => d.manager.inMemory,
     forget: (key) => d.manager.forget(key),
+    stopAll: async (reason) => {
+      await Promise.all(d.manager.runningTasks().map((t) => d.manager.stopSession(t.session_id, reason)));
+    },
     recover: async (t) => {
       const keys = new Set(t.keys);
       await d.store.resetBusySessions(keys);

@@ -19,7 +19,7 @@ describe('cluster join', () => {
       config: { database_url: 'postgres://u:p@127.0.0.1:1/db', cluster: { instance_id: id, lease_ms: 10_000 } } as GatewayConfig,
       store: t.store, clock, logger: pino({ level: 'silent' }), url: () => null,
       adapterFor: () => undefined, handlerFor: () => ({ onMessage: async () => undefined, onAction: async () => undefined }),
-      held: () => 0, forget: async () => undefined, recover: async () => undefined, requests: {},
+      held: () => 0, forget: async () => undefined, recover: async () => undefined, stopAll: async () => undefined, requests: {},
     });
 
   it('recovers a cut-off reply in a chat nobody owns, but not one in a live peer\'s chat', async () => {

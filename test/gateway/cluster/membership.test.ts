@@ -14,16 +14,21 @@ describe('Membership', () => {
   });
   afterEach(() => t.cleanup());
 
-  function member(id: string) {
+  function member(id: string, o: { recovery?: Promise<void> } = {}) {
     const clock: Clock = { now: () => t.clock.t, setTimeout: () => ({}), clearTimeout: () => undefined };
     const acquired: string[] = [];
     const takeovers: Takeover[] = [];
+    const declaredDead: number[] = [];
     const m = new Membership({
       store: t.store, id, leaseMs: LEASE, clock, logger: pino({ level: 'silent' }), url: () => null,
       onAcquired: async (k) => void acquired.push(k),
-      onTakeover: async (x) => void takeovers.push(x),
+      onTakeover: async (x) => {
+        takeovers.push(x);
+        await o.recovery;
+      },
+      onDeclaredDead: async () => void declaredDead.push(t.clock.t),
     });
-    return { m, acquired, takeovers, tick: () => (m as unknown as { tick(): Promise<void> }).tick() };
+    return { m, acquired, takeovers, declaredDead, tick: () => (m as unknown as { tick(): Promise<void> }).tick() };
   }
 
   it('gives each conversation one owner and tells the new owner when it came from elsewhere', async () => {
@@ -63,9 +68,25 @@ describe('Membership', () => {
     expect(await a.m.claim('k')).toBe('a');
     t.clock.t += LEASE + 1;
     await b.tick();
-    // a comes back: its renewal finds its row gone, and its next claim asks the table.
+    // a comes back: its renewal finds its row gone, stops what it ran, and its next claim asks the table.
+    expect(a.declaredDead).toEqual([]);
     await a.tick();
+    expect(a.declaredDead).toHaveLength(1);
     expect(await a.m.claim('k')).toBe('b');
+  });
+
+  it('keeps its heartbeat going while a takeover is still finalising replies', async () => {
+    const a = member('a');
+    const b = member('b', { recovery: new Promise<void>(() => undefined) });
+    await a.m.join();
+    await b.m.join();
+    await a.m.claim('k');
+    t.clock.t += LEASE + 1;
+    await b.tick();
+    expect(b.takeovers).toHaveLength(1);
+    t.clock.t += 1000;
+    await b.tick();
+    expect((await t.store.listInstances()).find((i) => i.instance_id === 'b')?.heartbeat_at).toBe(t.clock.t);
   });
 
   it('hands a start the conversations its id left behind in an earlier process', async () => {
