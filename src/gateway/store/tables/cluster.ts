@@ -4,18 +4,9 @@
  * conversations) end with one owner. Key lists are queried in chunks (SQLite has no array parameters).
  */
 import type { ClusterStore, InstanceRow, MailRow, Takeover } from '../cluster-types';
-import { sortedBy, type Sql } from './sql';
+import { chunked, placeholders, sortedBy, type Sql } from './sql';
 
-const CHUNK = 500;
 const NO_LIVE_OWNER = 'instance_id <> ? AND instance_id NOT IN (SELECT instance_id FROM instances)';
-
-function chunks<T>(xs: readonly T[]): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < xs.length; i += CHUNK) out.push(xs.slice(i, i + CHUNK));
-  return out;
-}
-
-const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
 export function clusterMethods(q: Sql): ClusterStore {
   return {
@@ -57,7 +48,7 @@ export function clusterMethods(q: Sql): ClusterStore {
 
     async conversationOwners(keys) {
       const out = new Map<string, string>();
-      for (const part of chunks([...new Set(keys)])) {
+      for (const part of chunked([...new Set(keys)])) {
         const rows = await q.all<{ binding_key: string; instance_id: string }>(
           `SELECT binding_key, instance_id FROM conversation_owners WHERE binding_key IN (${placeholders(part.length)})`, ...part,
         );

@@ -4,7 +4,7 @@
  * watermark (how far it was watched, never moved back) and the approval modes operators granted schedules.
  */
 import type { ScheduleGrant, ScheduleRunRow, ScheduleStore } from '../types';
-import { clampLimit, sortedBy, where, type Sql } from './sql';
+import { clampLimit, placeholders, sortedBy, where, type Sql } from './sql';
 
 const DURATION = 'duration_ms = CASE WHEN started_at IS NULL THEN NULL ELSE ? - started_at END';
 
@@ -37,7 +37,7 @@ export function scheduleMethods(q: Sql): ScheduleStore {
 
     async failUnfinishedScheduleRuns(error, at, keep = []) {
       const end = at ?? q.now();
-      const spare = keep.length > 0 ? ` AND (instance_id IS NULL OR instance_id NOT IN (${keep.map(() => '?').join(', ')}))` : '';
+      const spare = keep.length > 0 ? ` AND (instance_id IS NULL OR instance_id NOT IN (${placeholders(keep.length)}))` : '';
       const rows = await q.all<ScheduleRunRow>(
         `UPDATE schedule_runs SET status = 'failed', error = ?, ended_at = ?, ${DURATION} WHERE status IN ('queued', 'running')${spare} RETURNING *`,
         error, end, end, ...keep,
@@ -49,7 +49,7 @@ export function scheduleMethods(q: Sql): ScheduleStore {
       if (instances.length === 0) return [];
       const end = at ?? q.now();
       const rows = await q.all<ScheduleRunRow>(
-        `UPDATE schedule_runs SET status = 'failed', error = ?, ended_at = ?, ${DURATION} WHERE status IN ('queued', 'running') AND instance_id IN (${instances.map(() => '?').join(', ')}) RETURNING *`,
+        `UPDATE schedule_runs SET status = 'failed', error = ?, ended_at = ?, ${DURATION} WHERE status IN ('queued', 'running') AND instance_id IN (${placeholders(instances.length)}) RETURNING *`,
         error, end, end, ...instances,
       );
       return sortedBy(rows, 'id');

@@ -5,7 +5,7 @@
  * session's `binding_key` names the conversation it is the current session of, or null.
  */
 import type { NewSession, RestoredSession, SessionFilter, SessionPatch, SessionRow, SessionStore, TracedSession } from '../types';
-import { clampLimit, sortedBy, where, type Sql } from './sql';
+import { chunked, clampLimit, placeholders, sortedBy, where, type Sql } from './sql';
 
 const PATCHABLE = ['route', 'platform', 'binding_key', 'title', 'status', 'approval_mode', 'last_active_at', 'platform_problem'] as const;
 
@@ -83,10 +83,8 @@ export function sessionMethods(q: Sql): SessionStore {
         return sortedBy(rows, 'session_id').map((r) => r.session_id);
       }
       const out: { session_id: string }[] = [];
-      const list = [...keys];
-      for (let i = 0; i < list.length; i += 400) {
-        const part = list.slice(i, i + 400);
-        const marks = part.map(() => '?').join(', ');
+      for (const part of chunked([...keys])) {
+        const marks = placeholders(part.length);
         out.push(...(await q.all<{ session_id: string }>(
           `UPDATE sessions SET status = 'idle', updated_at = ? WHERE status <> 'idle'
            AND (binding_key IN (${marks}) OR parent_session_id IN (SELECT session_id FROM sessions WHERE binding_key IN (${marks}))) RETURNING session_id`,

@@ -35,6 +35,16 @@ export function localDate(ts: number): string {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}`;
 }
 
+/** `?, ?, ?` for an IN list of `n` values. */
+export const placeholders = (n: number): string => Array.from({ length: n }, () => '?').join(', ');
+
+/** A long IN list in parts SQLite accepts (it has no array parameters and caps a statement's parameters). */
+export function chunked<T>(xs: readonly T[], size = 400): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < xs.length; i += size) out.push(xs.slice(i, i + size));
+  return out;
+}
+
 export function clampLimit(limit: number | undefined, fallback: number, max = 10_000): number {
   if (limit === undefined || !Number.isFinite(limit)) return fallback;
   return Math.max(1, Math.min(max, Math.floor(limit)));
