@@ -49,7 +49,7 @@ export interface GatewayCluster {
   join(): Promise<Takeover | undefined>;
   /** Starts taking letters and watching peers; call once the adapters run. */
   start(): Promise<void>;
-  route(adapter: ChannelAdapter, local: InboundHandler): InboundHandler;
+  route(local: InboundHandler): InboundHandler;
   /** A shutdown begins: take no more letters (those sent meanwhile go to whoever takes this instance's place). */
   pause(): Promise<void>;
   /** Runs `local` here, or asks the live owner of conversation `key` to run `op` with `args`. */
@@ -61,6 +61,8 @@ export interface GatewayCluster {
   /** Asks instance `to` to run `op`; rejects on timeout or when `to` stops. */
   ask(to: string, op: string, args: unknown, waitMs?: number): Promise<unknown>;
   livePeers(): string[];
+  /** Live instances on the database, this one included (1 when alone). */
+  size(): number;
   health(): InstanceHealth;
   leave(): Promise<void>;
 }
@@ -68,19 +70,19 @@ export interface GatewayCluster {
 export function createCluster(d: ClusterDeps): GatewayCluster {
   const id = instanceIdOf(d.config.cluster.instance_id);
   if (d.config.database_url === undefined) return alone(id, d);
-  let router: ClusterRouter | undefined;
   const membership = new Membership({
     store: d.store, id, leaseMs: d.config.cluster.lease_ms, clock: d.clock, logger: d.logger, url: d.url,
     onAcquired: d.forget,
     onDeclaredDead: () => d.stopAll('another gateway instance took this conversation over'),
+    // Runs only once started, when `r` exists.
     onTakeover: async (t) => {
-      router?.peersGone(t.instances);
+      r.peersGone(t.instances);
       await d.recover(t);
     },
   });
   const bus = new PgBus({ url: d.config.database_url, store: d.store, instanceId: id, logger: d.logger });
-  router = new ClusterRouter({ membership, bus, logger: d.logger, adapterFor: d.adapterFor, handlerFor: d.handlerFor, requests: d.requests });
-  const r = router;
+  const r = new ClusterRouter({ membership, bus, logger: d.logger, adapterFor: d.adapterFor, handlerFor: d.handlerFor, requests: d.requests });
+  const ownedElsewhere = async (key: string | null | undefined) => (key ? membership.liveOwner(key) : undefined);
   let joined = false;
   return {
     id,
@@ -99,19 +101,20 @@ export function createCluster(d: ClusterDeps): GatewayCluster {
       await bus.start((l) => r.receive(l));
       membership.start();
     },
-    route: (adapter, local) => r.wrap(adapter, local),
+    route: (local) => r.wrap(local),
     pause: () => bus.stop(),
     async atOwner(key, op, args, local) {
-      const owner = key ? await membership.liveOwner(key) : undefined;
+      const owner = await ownedElsewhere(key);
       return owner ? ((await r.request(owner, op, args)) as Awaited<ReturnType<typeof local>>) : local();
     },
     async ownerElsewhere(key) {
       const owner = await membership.claim(key);
       return owner === id ? undefined : owner;
     },
-    ownedElsewhere: async (key) => (key ? membership.liveOwner(key) : undefined),
+    ownedElsewhere,
     ask: (to, op, args, waitMs) => r.request(to, op, args, waitMs),
     livePeers: () => membership.livePeers().map((p) => p.instance_id),
+    size: () => membership.livePeers().length + 1,
     health: () => ({ id, owns: membership.owns, peers: membership.livePeers().map((p) => ({ id: p.instance_id, last_seen: p.heartbeat_at })) }),
     async leave() {
       await bus.stop();
@@ -126,7 +129,7 @@ function alone(id: string, d: ClusterDeps): GatewayCluster {
     shared: false,
     join: async () => undefined,
     start: async () => undefined,
-    route: (_adapter, local) => local,
+    route: (local) => local,
     pause: async () => undefined,
     atOwner: (_key, _op, _args, local) => local(),
     ownerElsewhere: async () => undefined,
@@ -135,6 +138,7 @@ function alone(id: string, d: ClusterDeps): GatewayCluster {
       throw new Error(`no instance ${to}: this gateway is alone on its database`);
     },
     livePeers: () => [],
+    size: () => 1,
     health: () => ({ id, owns: d.held(), peers: [] }),
     leave: async () => undefined,
   };

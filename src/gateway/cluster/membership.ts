@@ -29,7 +29,6 @@ export class Membership {
   private readonly owned = new Set<string>();
   private renewedAt = -Infinity;
   private peers: InstanceRow[] = [];
-  private ownedCount = 0;
   private timer: ReturnType<Clock['setTimeout']> | undefined;
   private ticking: Promise<void> | undefined;
   private readonly startedAt: number;
@@ -80,14 +79,12 @@ export class Membership {
     if (this.owned.has(key) && this.o.clock.now() - this.renewedAt < this.o.leaseMs) return this.o.id;
     const owner = await this.claimRow(key);
     if (owner !== this.o.id) {
-      if (this.owned.delete(key)) this.ownedCount = Math.max(0, this.ownedCount - 1);
+      this.owned.delete(key);
       return owner;
     }
     // Not held a moment ago (never, or lost to a takeover): whatever is cached for it may be stale.
     if (!this.owned.has(key)) {
       this.owned.add(key);
-      // Counted now, so /readyz need not wait for the next heartbeat's recount (which corrects any drift).
-      this.ownedCount++;
       await this.o.onAcquired(key);
     }
     return this.o.id;
@@ -117,12 +114,9 @@ export class Membership {
     return this.peers;
   }
 
-  isLive(id: string): boolean {
-    return id === this.o.id || this.peers.some((p) => p.instance_id === id);
-  }
-
+  /** Conversations this instance holds: those it claimed, took over or had at its start. */
   get owns(): number {
-    return this.ownedCount;
+    return this.owned.size;
   }
 
   private aliveSince(): number {
@@ -136,7 +130,6 @@ export class Membership {
       // Peers declared this instance dead and took its conversations: none of its claims hold any more.
       this.o.logger.error({ instance: this.o.id }, 'cluster: this instance missed its heartbeat lease and its conversations were taken over');
       this.owned.clear();
-      this.ownedCount = 0;
       void this.o.onDeclaredDead?.().catch((err: unknown) => this.o.logger.warn({ err }, 'cluster: stopping the taken-over Tasks failed'));
     }
     this.renewedAt = before;
@@ -145,7 +138,6 @@ export class Membership {
   private async refresh(): Promise<void> {
     const since = this.aliveSince();
     this.peers = (await this.o.store.listInstances()).filter((i) => i.instance_id !== this.o.id && i.heartbeat_at >= since);
-    this.ownedCount = await this.o.store.countConversationsOwnedBy(this.o.id);
   }
 
   private async tick(): Promise<void> {

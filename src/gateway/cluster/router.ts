@@ -45,7 +45,7 @@ export class ClusterRouter {
   constructor(private readonly o: RouterOptions) {}
 
   /** The handler an adapter delivers to: its events run here or at their conversation's owner. */
-  wrap(adapter: ChannelAdapter, local: InboundHandler): InboundHandler {
+  wrap(local: InboundHandler): InboundHandler {
     return {
       onMessage: async (m) => {
         const owner = await this.o.membership.claim(bindingKey(m.thread));

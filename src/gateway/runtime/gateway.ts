@@ -115,7 +115,7 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
   const admin = await ensureAdminToken(store, env, o.stdout, config.home, logger);
   const metrics = new GatewayMetrics({ processMetrics: true });
   // Instances on one database share each bot's account budgets; `cluster` exists before anything sends.
-  const governor = new RateGovernor(clock, { sharers: () => 1 + cluster.livePeers().length });
+  const governor = new RateGovernor(clock, { sharers: () => cluster.size() });
   const redactor = o.redactor ?? new SecretRedactor();
   redactor.add([...gatewayCredentials(config), admin.source === 'generated' ? admin.token : undefined]);
   const outbox = new Outbox({ governor, clock, logger, redactor });
@@ -210,7 +210,7 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
   const sessions = new LoginSessions();
   const auth = adminGuard({ store, config, sessions });
   const metered = (b: PlatformBinding): PlatformBinding => ({ ...b, adapter: meterAdapter(b.adapter, metrics, clock) });
-  const shared = config.database_url ? { leadership: pgLeadership(config.database_url, logger), liveInstances: () => cluster.livePeers().length + 1 } : {};
+  const shared = config.database_url ? { leadership: pgLeadership(config.database_url, logger), liveInstances: () => cluster.size() } : {};
   const entries = await o.platforms({ store, logger, auth, ...shared });
   bindings.push(...entries.filter((e): e is PlatformBinding => !isDeferred(e)).map(metered));
   const late = new LatePlatforms(entries.filter(isDeferred));
@@ -224,7 +224,7 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
   const takeover = await cluster.join();
   const scope = takeover && { keys: new Set(takeover.keys), note: INTERRUPTED_NOTE };
   await store.resetBusySessions(scope?.keys);
-  const handlerFor = (b: PlatformBinding) => cluster.route(b.adapter, inbound.handlerFor(b.adapter));
+  const handlerFor = (b: PlatformBinding) => cluster.route(inbound.handlerFor(b.adapter));
   late.announce(board);
   await board.startAll(bindings, handlerFor);
   const addLate = (b: PlatformBinding): PlatformBinding => {

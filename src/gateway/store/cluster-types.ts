@@ -36,7 +36,6 @@ export interface ClusterStore {
   claimConversation(key: string, instanceId: string, aliveSince: number, at?: number): Promise<string>;
   conversationOwners(keys: readonly string[]): Promise<Map<string, string>>;
   conversationsOwnedBy(instanceId: string): Promise<string[]>;
-  countConversationsOwnedBy(instanceId: string): Promise<number>;
   /** Removes instances silent since before `aliveSince` and gives every conversation and letter without a live owner to `instanceId`. */
   takeOverDead(instanceId: string, aliveSince: number, at?: number): Promise<Takeover>;
   postMail(m: Omit<MailRow, 'id' | 'created_at'>, at?: number): Promise<number>;

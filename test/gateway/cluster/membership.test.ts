@@ -31,11 +31,14 @@ describe('Membership', () => {
     return { m, acquired, takeovers, declaredDead, tick: () => (m as unknown as { tick(): Promise<void> }).tick() };
   }
 
+  /** The members, each joined in turn. */
+  async function joined<T extends { m: Membership }>(...members: T[]): Promise<T[]> {
+    for (const x of members) await x.m.join();
+    return members;
+  }
+
   it('gives each conversation one owner and tells the new owner when it came from elsewhere', async () => {
-    const a = member('a');
-    const b = member('b');
-    await a.m.join();
-    await b.m.join();
+    const [a, b] = await joined(member('a'), member('b'));
     expect(await a.m.claim('k')).toBe('a');
     expect(await b.m.claim('k')).toBe('a');
     expect(a.acquired).toEqual(['k']);
@@ -44,10 +47,7 @@ describe('Membership', () => {
   });
 
   it('takes over a silent peer: its conversations, and the instance is reported once', async () => {
-    const a = member('a');
-    const b = member('b');
-    await a.m.join();
-    await b.m.join();
+    const [a, b] = await joined(member('a'), member('b'));
     await a.m.claim('k1');
     await a.m.claim('k2');
     t.clock.t += LEASE + 1;
@@ -61,10 +61,7 @@ describe('Membership', () => {
   });
 
   it('stops trusting its own claims once it learns peers declared it dead', async () => {
-    const a = member('a');
-    const b = member('b');
-    await a.m.join();
-    await b.m.join();
+    const [a, b] = await joined(member('a'), member('b'));
     expect(await a.m.claim('k')).toBe('a');
     t.clock.t += LEASE + 1;
     await b.tick();
@@ -76,10 +73,7 @@ describe('Membership', () => {
   });
 
   it('keeps its heartbeat going while a takeover is still finalising replies', async () => {
-    const a = member('a');
-    const b = member('b', { recovery: new Promise<void>(() => undefined) });
-    await a.m.join();
-    await b.m.join();
+    const [a, b] = await joined(member('a'), member('b', { recovery: new Promise<void>(() => undefined) }));
     await a.m.claim('k');
     t.clock.t += LEASE + 1;
     await b.tick();

@@ -69,8 +69,8 @@ describe('ClusterRouter', () => {
     const otherSide = recorder();
     const owner = await instance('owner', ownerSide.handler);
     const other = await instance('other', otherSide.handler);
-    await owner.router.wrap(owner.adapter, ownerSide.handler).onMessage(msg);
-    await other.router.wrap(other.adapter, otherSide.handler).onMessage({ ...msg, eventId: 'e2', text: 'again' });
+    await owner.router.wrap(ownerSide.handler).onMessage(msg);
+    await other.router.wrap(otherSide.handler).onMessage({ ...msg, eventId: 'e2', text: 'again' });
     await new Promise((r) => setTimeout(r, 20));
     expect(ownerSide.messages.map((m) => m.text)).toEqual(['hi', 'again']);
     expect(otherSide.messages).toEqual([]);
@@ -78,7 +78,7 @@ describe('ClusterRouter', () => {
 
     const answers: (ActionAnswer | undefined)[] = [];
     const press: ActionEvent = { platform: 'telegram', thread, user: { id: '42' }, payload: 'x', message: { thread, messageId: '5' }, eventId: 'a1', answer: async (a) => void answers.push(a) };
-    await other.router.wrap(other.adapter, otherSide.handler).onAction(press);
+    await other.router.wrap(otherSide.handler).onAction(press);
     expect(ownerSide.actions.map((a) => a.eventId)).toEqual(['a1']);
     expect(answers).toEqual([{ text: 'decided by the owner' }]);
   });

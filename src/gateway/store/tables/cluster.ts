@@ -62,10 +62,6 @@ export function clusterMethods(q: Sql): ClusterStore {
       return rows.map((r) => r.binding_key);
     },
 
-    async countConversationsOwnedBy(id) {
-      return (await q.get<{ n: number }>('SELECT COUNT(*) AS n FROM conversation_owners WHERE instance_id = ?', id))?.n ?? 0;
-    },
-
     async takeOverDead(id, aliveSince, at) {
       const now = at ?? q.now();
       return q.tx(async (t): Promise<Takeover> => {
