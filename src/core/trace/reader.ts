@@ -27,6 +27,18 @@ export interface TraceFile {
 }
 export type TraceReadResult = { ok: true; file: TraceFile } | { ok: false; error: TraceReadError };
 
+/** One trace line as a record, or undefined when it is not valid JSON or not an OmniMessage. */
+export function parseTraceLine(line: string): OmniMessage | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  const parsed = parseOmniMessage(value);
+  return parsed.ok ? parsed.message : undefined;
+}
+
 /** Parse trace text; exported for tests and for callers that already hold the bytes. */
 export function parseTraceText(text: string, path = '<memory>', index = 1): TraceReadResult {
   if (text.trim() === '') return { ok: false, error: { code: 'empty', message: `trace file is empty: ${path}`, path } };
@@ -39,16 +51,8 @@ export function parseTraceText(text: string, path = '<memory>', index = 1): Trac
   lines.forEach((line, i) => {
     const isLast = i === lines.length - 1;
     if (line.trim() === '') return;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      if (isLast && !endsClean) truncatedTail = true;
-      else skipped++;
-      return;
-    }
-    const parsed = parseOmniMessage(value);
-    if (parsed.ok) records.push(parsed.message);
+    const record = parseTraceLine(line);
+    if (record) records.push(record);
     else if (isLast && !endsClean) truncatedTail = true;
     else skipped++;
   });

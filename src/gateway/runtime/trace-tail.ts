@@ -5,9 +5,9 @@
  * what is written after it started. Polling, not fs.watch: inotify does not see writes made over NFS.
  */
 import { open, stat } from 'node:fs/promises';
-import { parseOmniMessage } from '../../core/omnimessage/guards';
 import type { OmniMessage } from '../../core/omnimessage/types';
 import { listTraceFiles } from '../../core/trace/paths';
+import { parseTraceLine } from '../../core/trace/reader';
 import type { TraceListener } from './trace-feed';
 
 export const TAIL_POLL_MS = 500;
@@ -45,13 +45,9 @@ export function tailTrace(dir: string, sessionId: string, listener: TraceListene
       if (end < 0) continue;
       offsets.set(f.path, from + end + 1);
       for (const line of bytes.subarray(0, end).toString('utf8').split('\n')) {
-        if (line.trim() === '') continue;
-        try {
-          const parsed = parseOmniMessage(JSON.parse(line));
-          if (parsed.ok) out.push(parsed.message);
-        } catch {
-          // a bad line is skipped, as the trace reader does
-        }
+        // A bad line is skipped, as the trace reader does.
+        const record = line.trim() === '' ? undefined : parseTraceLine(line);
+        if (record) out.push(record);
       }
     }
     if (out.length > 0 && !stopped) listener(out);
