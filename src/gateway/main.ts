@@ -9,6 +9,7 @@ import type { StartGateway } from './cli/start';
 import { createLogger } from './logger';
 import { buildPlatforms } from './platforms';
 import { createGateway } from './runtime/gateway';
+import { exposeGc } from './runtime/heap-tuning';
 import { printStartupSummary, startupSummary } from './startup-summary';
 
 export const startGateway: StartGateway = async (opts) => {
@@ -21,6 +22,7 @@ export const startGateway: StartGateway = async (opts) => {
     redactor,
     stdout: opts.stdout,
     platforms: (ctx) => buildPlatforms(opts.config, ctx),
+    collectGarbage: exposeGc(),
   });
   let stopping = false;
   const done = new Promise<number>((resolve) => {

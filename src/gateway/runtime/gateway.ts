@@ -27,6 +27,8 @@ import { databaseUrlPassword, describeRebuild, openGatewayStore, type GatewaySto
 import type { Clock as EngineClock } from '../../core/engine/clock';
 import { PairingNotifier } from './pairing-notifier';
 import { Housekeeping } from './housekeeping';
+import { heapUsed, type Collect } from './heap-tuning';
+import { IdleCollector } from './idle-collector';
 import { resendDelivery } from './resend-delivery';
 import { TraceFeed } from './trace-feed';
 import { TraceLedger } from './trace-ledger';
@@ -71,6 +73,11 @@ export interface GatewayOptions {
   scheduler?: { rescanMs?: number; pollMs?: number; graceMs?: number };
   /** The heap in use and its budget as the session manager sees them (tests); V8's otherwise. */
   memory?: SessionManagerOptions['memory'];
+  /**
+   * The process's full garbage collection, run once the gateway has been quiet for `sessions.idle_gc_ms`
+   * (./idle-collector.ts). The CLI's process passes V8's; an embedding (the tests) leaves its heap alone.
+   */
+  collectGarbage?: Collect;
 }
 
 export interface GatewayHandle {
@@ -160,6 +167,9 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
     handlerFor: (a) => inbound.handlerFor(a),
     fireHandedOver: (runId) => scheduler.fireHandedOver(runId),
   });
+  const idle = new IdleCollector({
+    clock, logger, quietMs: o.collectGarbage ? config.sessions.idle_gc_ms : 0, busy: () => manager.runningCount > 0, collect: o.collectGarbage ?? (() => undefined), heapUsed,
+  });
   const housekeeping = new Housekeeping({ store, clock, logger, deliveryEventsDays: config.retention.delivery_events_days });
   const scheduler = new Scheduler({
     config, store, clock, logger,
@@ -176,7 +186,10 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
   });
   let schedulerUp = false;
   const inbound = new GatewayInbound({
-    config, store, manager, broker, outbox, clock, logger, metrics, adapterFor, onInbound: (p, at) => board.touch(p, at),
+    config, store, manager, broker, outbox, clock, logger, metrics, adapterFor, onInbound: (p, at) => {
+      board.touch(p, at);
+      idle.activity();
+    },
     schedules: (conv) => (schedulerUp ? chatListing(scheduler, conv.route, conv.thread) : 'The scheduler is not running in this gateway (see its log).'),
   });
   const scheduleAdmin: ScheduleAdmin = {
@@ -257,6 +270,8 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
     logger.error({ err }, 'the scheduler did not start; chats are unaffected');
   }
   accepting = true;
+  // Start-up's own garbage goes too once the gateway has settled.
+  idle.activity();
 
   let stopping: Promise<void> | undefined;
   const shutdown = (reason = 'gateway shutting down'): Promise<void> => {
@@ -269,6 +284,7 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
         await scheduler.settled();
         await notifier.stop();
         await housekeeping.stop();
+        idle.stop();
         await broker.close();
         await Promise.all(background);
       });

@@ -37,7 +37,7 @@ describe('defaults', () => {
     expect(c.db_path).toBe('/home/op/.penguin/data/gateway.db');
     expect(c.listen).toEqual({ host: '127.0.0.1', port: 7370 });
     expect(c.approvals.timeout_ms).toBe(3_600_000);
-    expect(c.sessions).toEqual({ idle_evict_ms: 1_800_000, max_in_memory: 10_000 });
+    expect(c.sessions).toEqual({ idle_evict_ms: 1_800_000, max_in_memory: 10_000, idle_gc_ms: 1000 });
     expect(c.shutdown.grace_ms).toBe(10_000);
     expect(c.logging.level).toBe('info');
     expect(c.telegram).toMatchObject({ enabled: true, configured: false, dm_policy: 'pairing', mode: 'polling', draft_streaming: true, api_root: 'https://api.telegram.org' });

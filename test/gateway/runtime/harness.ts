@@ -50,6 +50,8 @@ export interface HarnessOptions {
   prepare?: (dataRoot: string) => Promise<void>;
   /** The heap figures the session manager's memory-pressure eviction reads. */
   memory?: GatewayOptions['memory'];
+  /** Stands in for V8's collection when the gateway has gone quiet (counted by the test). */
+  collectGarbage?: GatewayOptions['collectGarbage'];
 }
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
@@ -90,6 +92,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     ...(opts.pairingPollMs ? { pairingPollMs: opts.pairingPollMs } : {}),
     ...(opts.scheduler ? { scheduler: opts.scheduler } : {}),
     ...(opts.memory ? { memory: opts.memory } : {}),
+    ...(opts.collectGarbage ? { collectGarbage: opts.collectGarbage } : {}),
     platforms: ({ store }) => [{ adapter: web, routes: webRoutes(web, { auth: requireAdminToken(store, config.admin_token) }) }, ...(opts.extra?.({ config }) ?? [])],
   });
   const api: Harness['api'] = async (path, init = {}) => {

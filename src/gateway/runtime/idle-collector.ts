@@ -1,0 +1,69 @@
+/**
+ * Gives memory back when the gateway goes quiet. A burst of conversations leaves garbage that V8 only
+ * collects when it next needs room, so an idle gateway keeps the RSS of its busiest minute. Once nothing
+ * has arrived for `quietMs` and no Task is running, one full collection runs (at most one per ten
+ * quiet times, so a chat writing every few seconds does not pay a collection each time), then none until
+ * activity resumes. `activity()` is cheap: it stamps a time and arms
+ * one timer at most.
+ */
+import type { Clock, TimerHandle } from '../../adapters/contract/clock';
+import type { Logger } from '../logger';
+import type { Collect } from './heap-tuning';
+
+/** Collections are at least this many quiet times apart. */
+export const INTERVAL_QUIETS = 10;
+
+export interface IdleCollectorOptions {
+  clock: Clock;
+  logger: Pick<Logger, 'debug'>;
+  /** Quiet time before collecting; 0 turns the collector off. */
+  quietMs: number;
+  /** True while a Task runs (the collector waits for it to end). */
+  busy: () => boolean;
+  collect: Collect;
+  heapUsed: () => number;
+}
+
+export class IdleCollector {
+  private timer?: TimerHandle;
+  private lastActivity = -Infinity;
+  private lastCollect = -Infinity;
+  private stopped = false;
+  private collections = 0;
+
+  constructor(private readonly o: IdleCollectorOptions) {}
+
+  /** Something happened (a message, a command, a press, a start): collect once it has been quiet. */
+  activity(): void {
+    if (this.o.quietMs <= 0 || this.stopped) return;
+    this.lastActivity = this.o.clock.now();
+    this.timer ??= this.o.clock.setTimeout(() => this.due(), this.o.quietMs);
+  }
+
+  /** How many collections ran (for /metrics and tests). */
+  count(): number {
+    return this.collections;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) this.o.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private due(): void {
+    this.timer = undefined;
+    if (this.stopped) return;
+    const now = this.o.clock.now();
+    const wait = Math.max(this.lastActivity + this.o.quietMs, this.lastCollect + INTERVAL_QUIETS * this.o.quietMs) - now;
+    if (wait > 0 || this.o.busy()) {
+      this.timer = this.o.clock.setTimeout(() => this.due(), wait > 0 ? wait : this.o.quietMs);
+      return;
+    }
+    const before = this.o.heapUsed();
+    this.o.collect();
+    this.lastCollect = this.o.clock.now();
+    this.collections++;
+    this.o.logger.debug({ heapBefore: before, heapAfter: this.o.heapUsed(), ms: this.lastCollect - now }, 'idle: garbage collected');
+  }
+}
