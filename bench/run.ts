@@ -7,6 +7,7 @@
  * overhead and streaming scenarios also run against the fake Discord (the "(Discord)" rows); `--json`
  * appends the raw results; `--repeat=N` runs everything N times and reports the median of each figure.
  * Cold starts are measured for the web playground alone, the main platform and Telegram + Slack + Discord.
+ * `--only=a,b` runs just the named sections (cold-start, overhead, scale-1000, dms, sessions-exchange, …).
  * `runBench()` is the same in-process (the smoke test uses it). Every scenario is bounded by counts and
  * deadlines, uses 127.0.0.1 only, and child processes and temp dirs are cleaned up even when one fails.
  */
@@ -31,7 +32,14 @@ export interface BenchOptions {
   log?: (line: string) => void;
   /** Full runs whose medians are reported (default 1). */
   repeat?: number;
+  /** Run only these sections (the names of the progress lines); default: all. */
+  only?: string[];
 }
+
+export const SECTIONS = [
+  'cold-start', 'overhead', 'streaming', 'discord-overhead', 'discord-streaming', 'scale-100', 'scale-1000', 'dms', 'dms-primed', 'dms-warm',
+  'slack-overhead', 'slack-streaming', 'slack-threads', 'sessions-open', 'sessions-exchange', 'engine', 'trace',
+] as const;
 
 /** Sizes of each scenario: the full run (the published numbers) and the quick smoke run. */
 export const PLAN = {
@@ -100,6 +108,7 @@ async function runOnce(opts: BenchOptions): Promise<BenchResults> {
     issues,
   };
   const section = async (name: string, run: () => Promise<void>) => {
+    if (opts.only && !opts.only.includes(name)) return;
     const s0 = now();
     log(`bench: ${name}…`);
     try {
@@ -121,6 +130,8 @@ async function runOnce(opts: BenchOptions): Promise<BenchResults> {
       results.coldStart = await runColdStart({ configs, ...plan.coldStart });
       results.telegramWired = results.coldStart.telegramConnected;
     });
+    // Without the cold starts (--only) the build is taken to wire Telegram, as every build of this tree does.
+    if (!results.coldStart && opts.only) results.telegramWired = true;
     results.platform = opts.platform ?? (results.telegramWired ? 'telegram' : 'web');
     const platform = results.platform;
     const telegram = platform === 'telegram';
@@ -197,11 +208,16 @@ function parseArgs(argv: string[]): BenchOptions & { json: boolean } {
   const out: BenchOptions & { json: boolean } = { json: false };
   for (const a of argv) {
     const repeat = /^--repeat=(\d+)$/.exec(a);
+    const only = /^--only=(.+)$/.exec(a);
     if (a === '--quick') out.quick = true;
     else if (a === '--json') out.json = true;
     else if (repeat && Number(repeat[1]) >= 1) out.repeat = Number(repeat[1]);
-    else if (['--platform=web', '--platform=telegram', '--platform=slack', '--platform=discord'].includes(a)) out.platform = a.slice('--platform='.length) as PlatformName;
-    else throw new Error(`unknown argument ${JSON.stringify(a)} (expected --quick, --json, --repeat=N, --platform=web|telegram|slack|discord)`);
+    else if (only) {
+      out.only = only[1].split(',');
+      const unknown = out.only.filter((n) => !(SECTIONS as readonly string[]).includes(n) && !/^scale-\d+$/.test(n));
+      if (unknown.length) throw new Error(`--only: unknown section ${unknown.join(', ')} (sections: ${SECTIONS.join(', ')})`);
+    } else if (['--platform=web', '--platform=telegram', '--platform=slack', '--platform=discord'].includes(a)) out.platform = a.slice('--platform='.length) as PlatformName;
+    else throw new Error(`unknown argument ${JSON.stringify(a)} (expected --quick, --json, --repeat=N, --only=section,…, --platform=web|telegram|slack|discord)`);
   }
   return out;
 }
