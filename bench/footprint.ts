@@ -2,7 +2,9 @@
  * Footprint (gateway.md §11, issue "Footprint and scale"): cold start (spawn → /readyz green, and spawn →
  * the first getUpdates at the fake Telegram) and idle RSS over `runs` fresh processes for each set of
  * configured platforms (the web playground alone, the main platform, Telegram + Slack + Discord against their
- * fakes), the sets interleaved run by run; and the RSS one more idle session costs: `warm` conversations
+ * fakes), the sets interleaved run by run; the last run of each set also reads the RSS once the process has
+ * settled (`settledMs` after ready: V8's memory reducer has handed back start-up's young generation and
+ * garbage by then); and the RSS one more idle session costs: `warm` conversations
  * first (agent loaded, code paths JITted), then `sessions` more web-playground conversations, all still held
  * in memory (idle eviction defaults to 30 min and is not reached; the memory budget is raised past them).
  * `open`: each conversation's only message is `/mode read-only`, which opens and binds its session without
@@ -21,6 +23,8 @@ export interface ColdStartOptions {
   runs: number;
   /** Idle time before the idle RSS is read, ms. */
   idleMs: number;
+  /** Ready → the settled RSS reading of each set's last run, ms. */
+  settledMs: number;
 }
 
 export interface StartConfigResult {
@@ -33,6 +37,9 @@ export interface StartConfigResult {
   /** Spawn → the first getUpdates at the fake Telegram (empty without Telegram). */
   firstPollMs: number[];
   idleRssBytes: number[];
+  /** RSS `settledAfterMs` after ready, in the last run. */
+  settledRssBytes: number;
+  settledAfterMs: number;
   medianReadyMs: number;
   /** The fastest start: what the machine does when nothing else competes for it. */
   minReadyMs: number;
@@ -51,7 +58,7 @@ const FIRST_POLL_WAIT_MS = 5_000;
 
 export async function runColdStart(o: ColdStartOptions): Promise<ColdStartResult> {
   const out: StartConfigResult[] = o.configs.map((platforms) => ({
-    platforms, adapters: [], runs: 0, readyMs: [], listeningMs: [], firstPollMs: [], idleRssBytes: [],
+    platforms, adapters: [], runs: 0, readyMs: [], listeningMs: [], firstPollMs: [], idleRssBytes: [], settledRssBytes: NaN, settledAfterMs: o.settledMs,
     medianReadyMs: NaN, minReadyMs: NaN, medianFirstPollMs: NaN, medianIdleRssBytes: NaN,
   }));
   for (let i = 0; i < o.runs; i++) {
@@ -69,6 +76,10 @@ export async function runColdStart(o: ColdStartOptions): Promise<ColdStartResult
         }
         await sleep(o.idleMs);
         c.idleRssBytes.push((await rig.gw.sample()).rssBytes);
+        if (i === o.runs - 1) {
+          await sleep(rig.gw.spawnedAt + rig.gw.readyMs + o.settledMs - now());
+          c.settledRssBytes = (await rig.gw.sample()).rssBytes;
+        }
       } finally {
         await rig.close();
       }

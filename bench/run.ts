@@ -44,7 +44,7 @@ export const SECTIONS = [
 /** Sizes of each scenario: the full run (the published numbers) and the quick smoke run. */
 export const PLAN = {
   full: {
-    coldStart: { runs: 5, idleMs: 1000 },
+    coldStart: { runs: 5, idleMs: 1000, settledMs: 15_000 },
     overhead: { messages: 200, chats: 20 },
     streaming: { tokensPerSecond: 50, seconds: 20 },
     scale: { tiers: [100, 1000], tokens: 100, tokensPerSecond: 20 },
@@ -60,7 +60,7 @@ export const PLAN = {
     discord: { overhead: { messages: 200, chats: 40 }, streaming: { tokensPerSecond: 50, seconds: 20 } },
   },
   quick: {
-    coldStart: { runs: 1, idleMs: 300 },
+    coldStart: { runs: 1, idleMs: 300, settledMs: 600 },
     overhead: { messages: 10, chats: 5 },
     streaming: { tokensPerSecond: 50, seconds: 2 },
     scale: { tiers: [5, 15], tokens: 10, tokensPerSecond: 20 },
