@@ -2,7 +2,7 @@
  * The real gateway process (`penguin-gateway start`, built CLI) with no platform credentials: it serves
  * /healthz, /readyz and the admin API on a fresh PENGUIN_HOME, and on SIGTERM mid-Task it aborts the Task
  * with "gateway shutting down", finalises the live reply, flushes the trace and exits 0. It loads only what
- * is configured: no chat platform SDK, MCP SDK or model SDK at start, the model SDK with the first model
+ * is configured: no chat platform SDK, MCP SDK, model SDK or PostgreSQL driver (on SQLite) at start, the model SDK with the first model
  * request, and a configured platform (Telegram, against its fake) brings its own SDK and no other. What was
  * loaded is read from `require.cache` by a `--require` hook when the process exits
  * (test/fixtures/hooks/record-packages.js), so nothing depends on timing.
@@ -164,12 +164,12 @@ async function recorded(env: Record<string, string> = {}): Promise<{ gw: Gateway
 }
 
 describe('load only what is configured', () => {
-  it('with only the web playground: no chat platform SDK, no MCP SDK and no model SDK at start', async () => {
+  it('with only the web playground: no chat platform SDK, no MCP SDK, no model SDK and no PostgreSQL driver at start', async () => {
     const r = await recorded();
     expect((await fetch(`${r.gw.url}/readyz`)).status).toBe(200);
     const loaded = await r.packages();
     expect(loaded).toEqual(expect.arrayContaining(['express', 'better-sqlite3']));
-    for (const sdk of [...PLATFORM_SDKS, '@modelcontextprotocol/sdk', 'openai']) expect(loaded).not.toContain(sdk);
+    for (const sdk of [...PLATFORM_SDKS, '@modelcontextprotocol/sdk', 'openai', 'pg']) expect(loaded).not.toContain(sdk);
   });
 
   it('the model SDK comes with the first model request, still no platform or MCP SDK', async () => {

@@ -12,9 +12,10 @@ import type { InboundHandler } from '../../adapters/contract/messages';
 import type { GatewayConfig } from '../config';
 import type { GatewayStore, Takeover } from '../store/types';
 import { instanceIdOf } from './instance-id';
-import { Membership } from './membership';
-import { PgBus } from './pg-bus';
-import { ClusterRouter, type RequestHandler } from './router';
+import type * as MembershipModule from './membership';
+import type * as PgBusModule from './pg-bus';
+import type * as RouterModule from './router';
+import type { RequestHandler } from './router';
 
 export interface InstanceHealth {
   id: string;
@@ -70,6 +71,10 @@ export interface GatewayCluster {
 export function createCluster(d: ClusterDeps): GatewayCluster {
   const id = instanceIdOf(d.config.cluster.instance_id);
   if (d.config.database_url === undefined) return alone(id, d);
+  // Required here: a gateway alone on its database (the default) never loads the cluster's machinery.
+  const { Membership } = require('./membership') as typeof MembershipModule;
+  const { PgBus } = require('./pg-bus') as typeof PgBusModule;
+  const { ClusterRouter } = require('./router') as typeof RouterModule;
   const membership = new Membership({
     store: d.store, id, leaseMs: d.config.cluster.lease_ms, clock: d.clock, logger: d.logger, url: d.url,
     onAcquired: d.forget,

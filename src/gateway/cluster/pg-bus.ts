@@ -5,7 +5,8 @@
  * slow poll drains letters whose NOTIFY was missed meanwhile. Letters are handed over in order.
  */
 import { createHash } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
+import { pgDriver } from '../store/postgres/pg-driver';
 import type { Logger } from 'pino';
 import type { ClusterStore, MailRow } from '../store/types';
 
@@ -63,7 +64,7 @@ export class PgBus implements Bus {
   }
 
   private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.o.url, application_name: `penguin-gateway ${this.o.instanceId} bus` });
+    const client = new (pgDriver().Client)({ connectionString: this.o.url, application_name: `penguin-gateway ${this.o.instanceId} bus` });
     client.on('notification', () => this.drain());
     client.on('error', (err) => this.lost(client, err));
     client.on('end', () => this.lost(client));

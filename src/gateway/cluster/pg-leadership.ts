@@ -3,7 +3,8 @@
  * while that connection lives, so an instance that dies (kill -9, a lost network) stops leading as soon
  * as the server notices the connection is gone, and a waiting instance, trying every RETRY_MS, leads next.
  */
-import pg from 'pg';
+import type pg from 'pg';
+import { pgDriver } from '../store/postgres/pg-driver';
 import type { Logger } from 'pino';
 import type { Leadership, LeadershipFor } from '../../adapters/contract/leadership';
 
@@ -25,7 +26,7 @@ class PgLeadership implements Leadership {
     return new Promise((resolve, reject) => {
       const attempt = async () => {
         if (this.released) return reject(new Error('released before leading'));
-        const client = new pg.Client({ connectionString: this.url, application_name: `penguin-gateway lead ${this.key}`.slice(0, 63) });
+        const client = new (pgDriver().Client)({ connectionString: this.url, application_name: `penguin-gateway lead ${this.key}`.slice(0, 63) });
         let leading = false;
         const dropped = () => {
           if (this.client !== client) return;

@@ -3,7 +3,8 @@
  * numbers, the schema brought up to date, and the same repositories as SQLite over it. `location` is the
  * URL without its password. Connection failures at open are `open_failed`; later ones `db_failed`.
  */
-import pg from 'pg';
+import type pg from 'pg';
+import { pgDriver } from './pg-driver';
 import { postgres } from '../dialect';
 import { StoreError } from '../errors';
 import { MIGRATIONS, type Migration } from '../migrations';
@@ -31,7 +32,7 @@ export interface PgOpenOptions {
 export async function openPostgresStore(url: string, opts: PgOpenOptions = {}): Promise<PostgresStore> {
   const now = opts.now ?? Date.now;
   const location = redactDatabaseUrl(url);
-  const pool = new pg.Pool({
+  const pool = new (pgDriver().Pool)({
     connectionString: url,
     types: PG_TYPES,
     max: opts.poolSize ?? 10,

@@ -4,7 +4,8 @@
  * integers (epoch ms, counts) far below 2^53. A transaction takes one client from the pool and runs
  * SERIALIZABLE, retried a few times after a serialization failure or deadlock, so it acts as if alone.
  */
-import pg from 'pg';
+import type pg from 'pg';
+import { pgDriver } from './pg-driver';
 import { postgres } from '../dialect';
 import type { Sql } from '../tables/sql';
 
@@ -12,7 +13,7 @@ const INT8 = 20;
 const NUMERIC = 1700;
 export const PG_TYPES: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === INT8 || oid === NUMERIC ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format ?? 'text')) as pg.CustomTypesConfig['getTypeParser'],
+    oid === INT8 || oid === NUMERIC ? (v: string) => Number(v) : pgDriver().types.getTypeParser(oid, format ?? 'text')) as pg.CustomTypesConfig['getTypeParser'],
 };
 
 const RETRYABLE = new Set(['40001', '40P01']);
