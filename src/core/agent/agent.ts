@@ -211,7 +211,7 @@ class AgentImpl implements Agent {
     const prompt = x.systemPrompt;
     // The prompt is read where it is used, so a factory that keeps the context keeps no copy of it.
     const factoryContext = (tools: ToolDefinition[]): ModelFactoryContext => ({
-      sessionId: x.id, model: x.model, tools, thinkingLevel,
+      sessionId: x.id, model: x.model, tools, thinkingLevel, systemPromptTokens: prompt.tokens,
       get systemPrompt() {
         return prompt.text();
       },

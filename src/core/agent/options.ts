@@ -27,6 +27,8 @@ export interface ModelFactoryContext {
   /** Tools offered to the model (empty for the title-only factory). */
   tools: ToolDefinition[];
   systemPrompt: string;
+  /** `systemPrompt`'s token estimate (engine.md §3), known without reading the prompt. */
+  systemPromptTokens?: number;
   /** The model's default level; a run may override it per request. */
   thinkingLevel: ThinkingLevel;
 }

@@ -4,10 +4,15 @@
  * prompt has in common with the agent's reference prompt is kept once, and a session keeps its own copy of
  * the remainder. `text()` concatenates on every read: V8 keeps `head + rest` as two references until the
  * result is flattened, so a caller that uses the text and lets it go never pins a full copy to a session.
+ * `tokens` is the prompt's estimate (engine.md §3), the head's counts taken once, so sizing a session's
+ * context does not build and scan its prompt.
  */
+import { textCounts, tokensOfCounts, type TextCounts } from '../omnimessage/tokens';
 
 export interface HeldPrompt {
   readonly length: number;
+  /** Estimated tokens of the whole prompt. */
+  readonly tokens: number;
   /** The whole prompt, built anew on each call: use it, do not keep it. */
   text(): string;
 }
@@ -30,6 +35,8 @@ export class PromptShare {
   private reference = '';
   /** The shared head found last: most prompts of an agent start with it (a native comparison). */
   private lastHead = '';
+  /** Counts of the reference's first `counted.length` characters. */
+  private counted: { length: number; counts: TextCounts } | undefined;
 
   hold(text: string): HeldPrompt {
     const known = this.lastHead !== '' && text.startsWith(this.lastHead) ? this.lastHead.length : 0;
@@ -38,16 +45,20 @@ export class PromptShare {
       // A prompt unlike the reference (an edited AGENTS.md, another template) becomes the reference.
       this.reference = text;
       this.lastHead = '';
+      this.counted = undefined;
       return whole(text);
     }
     const head = this.reference.slice(0, shared);
     if (shared < this.lastHead.length || this.lastHead === '') this.lastHead = head;
     const rest = detached(text.slice(shared));
-    return { length: text.length, text: () => head + rest };
+    if (this.counted?.length !== shared) this.counted = { length: shared, counts: textCounts(head) };
+    const own = textCounts(rest);
+    const tokens = tokensOfCounts({ ascii: this.counted.counts.ascii + own.ascii, other: this.counted.counts.other + own.other });
+    return { length: text.length, tokens, text: () => head + rest };
   }
 }
 
-const whole = (text: string): HeldPrompt => ({ length: text.length, text: () => text });
+const whole = (text: string): HeldPrompt => ({ length: text.length, tokens: tokensOfCounts(textCounts(text)), text: () => text });
 
 /**
  * `meta` with its `system_prompt` read through `prompt` (an enumerable accessor in the same key position,

@@ -99,6 +99,7 @@ export async function loadAgent(opts: LoadAgentOptions = {}): Promise<LoadAgentR
         env,
         tools: ctx.tools,
         systemPrompt: () => ctx.systemPrompt,
+        ...(ctx.systemPromptTokens !== undefined ? { systemPromptTokens: ctx.systemPromptTokens } : {}),
         maxTokens: settings.maxTokens,
         thinkingLevel: settings.thinkingLevel,
         requestTimeoutMs: settings.requestTimeoutMs,

@@ -21,6 +21,8 @@ export interface ModelFactoryOptions {
   tools?: ToolDefinition[] | (() => ToolDefinition[]);
   /** The Session's system prompt, or a function read at each request (so the factory pins no copy of it). */
   systemPrompt?: string | (() => string);
+  /** Its token estimate, when the caller knows it (else the model scans the prompt once). */
+  systemPromptTokens?: number;
   /** The Agent's `model.max_tokens`; the entry's `max_tokens` wins. -1 = no cap. */
   maxTokens?: number;
   thinkingLevel?: ThinkingLevel;
@@ -66,6 +68,7 @@ export function createModelFactory(opts: ModelFactoryOptions): OpenAIModelFactor
         get systemPrompt() {
           return readPrompt();
         },
+        ...(opts.systemPromptTokens !== undefined ? { systemPromptTokens: opts.systemPromptTokens } : {}),
         contextWindow: entry.context_window,
         maxTokens: entry.max_tokens ?? opts.maxTokens ?? DEFAULT_MAX_TOKENS,
         fastMode: entry.fast_mode === true,

@@ -7,7 +7,7 @@
  */
 import type OpenAI from 'openai';
 import * as b from '../omnimessage/builders';
-import { addCounts, estimateMessagesTokens, estimateTextTokens, zeroCounts } from '../omnimessage/tokens';
+import { addCounts, estimateMessagesTokens, estimateTextTokens, textCounts, tokensOfCounts, zeroCounts, type TextCounts } from '../omnimessage/tokens';
 import type { CompleteMessage, OmniMessage, TokenCounts, ToolDefinition } from '../omnimessage/types';
 import type { GenerativeModelConfig, GenerativeModelParameters, LLMInterface, LLMOutcome, ThinkingLevel, ToolCallIdRegistry } from '../interfaces';
 import { classifyError } from './classify';
@@ -27,6 +27,8 @@ export interface OpenAIChatModelConfig extends GenerativeModelConfig {
   reasoningEffort?: boolean;
   /** Session token totals to continue from (a model rebuilt by compaction or resume keeps them). */
   sessionUsage?: TokenCounts;
+  /** The system prompt's token estimate, when known: the model then does not scan the prompt to size its context. */
+  systemPromptTokens?: number;
 }
 
 /** The request body this model sends (a superset of the SDK's streaming params: reasoning fields on messages). */
@@ -43,6 +45,23 @@ export interface ChatRequestBody {
 
 type WireTool = NonNullable<ChatRequestBody['tools']>[number];
 const wireTools = new WeakMap<ToolDefinition, WireTool>();
+
+const wireToolCounts = new WeakMap<WireTool, TextCounts>();
+
+/** The estimate of `JSON.stringify(tools)`, from each wire tool's counts (taken once) plus the brackets and commas. */
+function toolsTokens(tools: readonly WireTool[]): number {
+  const sum = { ascii: tools.length + 1, other: 0 };
+  for (const w of tools) {
+    let c = wireToolCounts.get(w);
+    if (!c) {
+      c = textCounts(JSON.stringify(w));
+      wireToolCounts.set(w, c);
+    }
+    sum.ascii += c.ascii;
+    sum.other += c.other;
+  }
+  return tokensOfCounts(sum);
+}
 
 /** The wire form of a tool definition, made once per definition object (every session offers the same ones). */
 function wireTool(t: ToolDefinition): WireTool {
@@ -72,7 +91,7 @@ export class GenerativeModel implements LLMInterface {
     this.idleMs = config.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.session = { ...(config.sessionUsage ?? zeroCounts()) };
     this.tools = config.tools.length > 0 ? config.tools.map(wireTool) : undefined;
-    this.prefixTokens = estimateTextTokens(config.systemPrompt ?? '') + (this.tools ? estimateTextTokens(JSON.stringify(this.tools)) : 0);
+    this.prefixTokens = (config.systemPromptTokens ?? estimateTextTokens(config.systemPrompt ?? '')) + (this.tools ? toolsTokens(this.tools) : 0);
     this.contextTokens = this.prefixTokens;
     const made = sharedClient(config);
     if (made.ok) this.client = made.client;

@@ -12,7 +12,13 @@ export function addCounts(a: TokenCounts, b: TokenCounts): TokenCounts {
   return { cache_read: a.cache_read + b.cache_read, cache_write: a.cache_write + b.cache_write, output: a.output + b.output, total: a.total + b.total };
 }
 
-export function estimateTextTokens(s: string): number {
+/** What an estimate is made of: counts add up over the pieces of a text, estimates do not (they round). */
+export interface TextCounts {
+  ascii: number;
+  other: number;
+}
+
+export function textCounts(s: string): TextCounts {
   let ascii = 0;
   let other = 0;
   for (let i = 0; i < s.length; i++) {
@@ -20,7 +26,13 @@ export function estimateTextTokens(s: string): number {
     if (c < 128) ascii++;
     else if (c < 0xdc00 || c > 0xdfff) other++; // a surrogate pair counts once
   }
-  return Math.ceil(ascii / 4) + other;
+  return { ascii, other };
+}
+
+export const tokensOfCounts = (c: TextCounts): number => Math.ceil(c.ascii / 4) + c.other;
+
+export function estimateTextTokens(s: string): number {
+  return tokensOfCounts(textCounts(s));
 }
 
 /** Estimated input tokens of the messages a request would add. */

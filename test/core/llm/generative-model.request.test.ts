@@ -4,6 +4,7 @@
  * and the priority tier for fast mode.
  */
 import * as b from '../../../src/core/omnimessage/builders';
+import { estimateTextTokens } from '../../../src/core/omnimessage/tokens';
 import { turn } from '../../fakes/openai-server';
 import { collect } from './collect';
 import { useFakeServer } from './fixture';
@@ -53,6 +54,18 @@ describe('output cap', () => {
     await collect(m.streamGenerate({ newMessages: [b.userText(text)] }));
     // second: last request.total (5500) + 1000 + 1024 leaves 476 ⇒ the 512 floor
     expect(body(1).max_completion_tokens).toBe(512);
+  });
+
+  test('the first estimate counts the system prompt and the tools as sent (the JSON of the tool list), or the prompt estimate given', async () => {
+    const systemPrompt = `Answer — briefly. ${'y'.repeat(3997)}`;
+    const tools = [tool, { name: 'noop', description: 'No parameters — none at all.' }];
+    await collect(model({ maxTokens: 32000, contextWindow: 20000, systemPrompt, tools }).streamGenerate({ newMessages: hi() }));
+    const sent = body(0) as { tools: unknown[] };
+    const prefix = estimateTextTokens(systemPrompt) + estimateTextTokens(JSON.stringify(sent.tools));
+    expect(body(0).max_completion_tokens).toBe(20000 - prefix - estimateTextTokens('hi') - 1024);
+    // A caller that knows the prompt's estimate (a session's held prompt) passes it instead of a scan.
+    await collect(model({ maxTokens: 32000, contextWindow: 20000, systemPrompt, systemPromptTokens: 3000, tools }).streamGenerate({ newMessages: hi() }));
+    expect(body(1).max_completion_tokens).toBe(20000 - 3000 - estimateTextTokens(JSON.stringify(sent.tools)) - estimateTextTokens('hi') - 1024);
   });
 
   test('a small configured cap wins over a large window', async () => {
