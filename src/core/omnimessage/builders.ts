@@ -10,8 +10,17 @@ let clock: () => Date = () => new Date();
 export function setMessageClock(fn?: () => Date): void {
   clock = fn ?? (() => new Date());
 }
+// A streamed reply builds many messages in the same millisecond: format each millisecond once.
+let lastMs = NaN;
+let lastIso = '';
 export function nowIso(): string {
-  return clock().toISOString();
+  const now = clock();
+  const ms = now.getTime();
+  if (ms !== lastMs) {
+    lastIso = now.toISOString();
+    lastMs = ms;
+  }
+  return lastIso;
 }
 
 /** Drop keys whose value is undefined so JSON round-trips exactly. */

@@ -105,4 +105,20 @@ describe('OmniMessage protocol', () => {
     }
     expect(b.userText('x').timestamp).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
   });
+
+  it('each message has the time it was built, to the millisecond, however many are built at once', () => {
+    let now = Date.UTC(2026, 0, 1);
+    b.setMessageClock(() => new Date(now));
+    try {
+      const first = [b.userText('a'), b.userText('b')].map((m) => m.timestamp);
+      now += 1;
+      const next = b.userText('c').timestamp;
+      now += 3_600_000;
+      const later = b.userText('d').timestamp;
+      expect(first).toEqual(['2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z']);
+      expect([next, later]).toEqual(['2026-01-01T00:00:00.001Z', '2026-01-01T01:00:00.001Z']);
+    } finally {
+      b.setMessageClock();
+    }
+  });
 });
