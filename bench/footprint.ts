@@ -9,8 +9,9 @@
  * in memory (idle eviction defaults to 30 min and is not reached; the memory budget is raised past them).
  * `open`: each conversation's only message is `/mode read-only`, which opens and binds its session without
  * running a Task (the cheapest session there is); `exchange`: one message and one reply from an instantly
- * answering model. Reported: (RSS after − RSS before) / sessions, and the same for the V8 heap in use (from
- * /metrics, garbage not yet collected included).
+ * answering model. Each RSS reading follows the gateway's idle collection after the batch (its /metrics
+ * counter). Reported: (RSS after − RSS before) / sessions, and the same for the V8 heap in use (from
+ * /metrics).
  */
 import { openIdleRig, openRig, type FakePlatform } from './harness/rig';
 import { now, sleep } from './harness/replies';
@@ -106,7 +107,7 @@ export interface SessionsOptions {
   warm: number;
   /** Conversations in flight at once. */
   concurrency: number;
-  /** Idle time before each RSS reading, ms. */
+  /** Longest wait for the gateway's idle collection before each RSS reading, ms. */
   settleMs: number;
   deadlineMs?: number;
 }
@@ -129,12 +130,26 @@ export interface SessionsResult {
 /** How long to wait for the title calls that follow first Tasks before reading memory anyway. */
 const TITLE_WAIT_MS = 5_000;
 
-async function readMetrics(web: WebDriver): Promise<{ finished: number; heap: number }> {
+async function readMetrics(web: WebDriver): Promise<{ finished: number; heap: number; collections: number }> {
   const res = await web.request('GET', '/metrics');
   let finished = 0;
   for (const m of res.body.matchAll(/^\S*tasks_finished_total\{[^}]*\}\s+(\d+)/gm)) finished += Number(m[1]);
   const heap = Number(/^\S*nodejs_heap_size_used_bytes\s+(\d+)/m.exec(res.body)?.[1] ?? NaN);
-  return { finished, heap };
+  const collections = Number(/^\S*idle_collections_total\s+(\d+)/m.exec(res.body)?.[1] ?? 0);
+  return { finished, heap, collections };
+}
+
+/** Pages a collection freed go back to the system shortly after it (V8 unmaps them on a helper thread). */
+const RETURN_MS = 500;
+
+/**
+ * The gateway settling after a batch: its next idle collection (the /metrics counter moving past `seen`,
+ * sessions.idle_gc_ms after the last activity), then RETURN_MS; `settleMs` at most.
+ */
+async function settle(web: WebDriver, seen: number, settleMs: number): Promise<void> {
+  const until = now() + settleMs;
+  while (now() < until && (await readMetrics(web)).collections <= seen) await sleep(100);
+  await sleep(RETURN_MS);
 }
 
 /** Every session stays in memory: the count budget is raised past what the scenario opens. */
@@ -166,17 +181,19 @@ export async function runSessions(o: SessionsOptions): Promise<SessionsResult> {
     for (let i = 0; i < 1_000 && rig.model.requestCount < 2 * (from + count) && now() < titlesBy; i++) await sleep(20);
   };
   try {
+    let seen = (await readMetrics(web)).collections;
     await create(0, o.warm);
-    await sleep(o.settleMs);
+    await settle(web, seen, o.settleMs);
     const before = await rig.gw.sample();
     const heapBefore = (await readMetrics(web)).heap;
     const t0 = now();
     created = 0;
+    seen = (await readMetrics(web)).collections;
     await create(o.warm, o.sessions);
     const seconds = (now() - t0) / 1000;
     const afterCreate = await rig.gw.sample();
     if (created < o.sessions) throw new Error(`sessions: only ${created} of ${o.sessions} conversations were created before the deadline`);
-    await sleep(o.settleMs);
+    await settle(web, seen, o.settleMs);
     const after = await rig.gw.sample();
     const heapAfter = (await readMetrics(web)).heap;
     return {

@@ -52,8 +52,8 @@ export const PLAN = {
     slackThreads: { chats: 20, tokens: 300, tokensPerSecond: 300 / 3.07 },
     // one reply every 1.4 s: Slack's ~50 chat.update/min per workspace (each reply's Stop button is removed by one)
     slackOverhead: { messages: 40, chats: 20, gapMs: 1400 },
-    sessionsOpen: { sessions: 10_000, warm: 100, concurrency: 16, settleMs: 2000 },
-    sessionsExchange: { sessions: 1000, warm: 50, concurrency: 16, settleMs: 2000 },
+    sessionsOpen: { sessions: 10_000, warm: 100, concurrency: 16, settleMs: 15_000 },
+    sessionsExchange: { sessions: 1000, warm: 50, concurrency: 16, settleMs: 15_000 },
     engine: { messages: 10_000, traceRecords: 10_000, runs: 5 },
     trace: { records: 10_000, runs: 3 },
     // more chats than Telegram's 20: each Discord channel takes one new message per 1.2 s

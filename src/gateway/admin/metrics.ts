@@ -34,6 +34,8 @@ export class GatewayMetrics {
   private readonly firstOutboundSeconds: Histogram<'platform'>;
   private readonly taskSeconds: Histogram<'platform' | 'status'>;
   private readonly platformCallSeconds: Histogram<'platform' | 'method'>;
+  private readonly idleCollections: Counter;
+  private readonly idleCollectionSeconds: Counter;
 
   constructor(opts: GatewayMetricsOptions = {}) {
     const p = opts.prefix ?? 'penguin_gateway_';
@@ -49,6 +51,8 @@ export class GatewayMetrics {
     this.firstOutboundSeconds = new Histogram({ name: `${p}inbound_to_first_outbound_seconds`, help: 'Time from an inbound event to the first outbound platform call for it.', labelNames: ['platform'], buckets: FAST_BUCKETS, registers });
     this.taskSeconds = new Histogram({ name: `${p}task_duration_seconds`, help: 'Agent Task duration, by platform and final status.', labelNames: ['platform', 'status'], buckets: TASK_BUCKETS, registers });
     this.platformCallSeconds = new Histogram({ name: `${p}platform_call_seconds`, help: 'Outbound platform API call latency, by platform and method.', labelNames: ['platform', 'method'], buckets: FAST_BUCKETS, registers });
+    this.idleCollections = new Counter({ name: `${p}idle_collections_total`, help: 'Garbage collections run because the gateway went quiet (sessions.idle_gc_ms).', registers });
+    this.idleCollectionSeconds = new Counter({ name: `${p}idle_collection_seconds_total`, help: 'Time the idle collections held the event loop.', registers });
     if (opts.processMetrics) collectDefaultMetrics({ register: this.registry, prefix: p });
   }
 
@@ -69,6 +73,11 @@ export class GatewayMetrics {
     this.platformCalls.inc({ platform, method, outcome });
     this.platformCallSeconds.observe({ platform, method }, seconds(durationMs));
     if (outcome === 'rate_limited') this.rateLimits.inc({ platform });
+  }
+
+  idleCollected(durationMs: number): void {
+    this.idleCollections.inc();
+    this.idleCollectionSeconds.inc(seconds(durationMs));
   }
 
   approvalDecided(decision: 'allow' | 'deny' | 'expired', via: ApprovalVia): void {

@@ -168,7 +168,8 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
     fireHandedOver: (runId) => scheduler.fireHandedOver(runId),
   });
   const idle = new IdleCollector({
-    clock, logger, quietMs: o.collectGarbage ? config.sessions.idle_gc_ms : 0, busy: () => manager.runningCount > 0, collect: o.collectGarbage ?? (() => undefined), heapUsed,
+    clock, logger, quietMs: o.collectGarbage ? config.sessions.idle_gc_ms : 0, busy: () => manager.busy, collect: o.collectGarbage ?? (() => undefined), heapUsed,
+    collected: (ms) => metrics.idleCollected(ms),
   });
   const housekeeping = new Housekeeping({ store, clock, logger, deliveryEventsDays: config.retention.delivery_events_days });
   const scheduler = new Scheduler({

@@ -1,7 +1,7 @@
 /**
  * Gives memory back when the gateway goes quiet. A burst of conversations leaves garbage that V8 only
  * collects when it next needs room, so an idle gateway keeps the RSS of its busiest minute. Once nothing
- * has arrived for `quietMs` and no Task is running, one full collection runs (at most one per ten
+ * has arrived for `quietMs` and no Task (or title request) has run in that time, one full collection runs (at most one per ten
  * quiet times, so a chat writing every few seconds does not pay a collection each time), then none until
  * activity resumes. `activity()` is cheap: it stamps a time and arms
  * one timer at most.
@@ -18,10 +18,12 @@ export interface IdleCollectorOptions {
   logger: Pick<Logger, 'debug'>;
   /** Quiet time before collecting; 0 turns the collector off. */
   quietMs: number;
-  /** True while a Task runs (the collector waits for it to end). */
+  /** True while a Task or its follow-up work runs: the quiet time starts over once it has ended. */
   busy: () => boolean;
   collect: Collect;
   heapUsed: () => number;
+  /** After each collection, with how long it held the event loop. */
+  collected?: (ms: number) => void;
 }
 
 export class IdleCollector {
@@ -56,14 +58,21 @@ export class IdleCollector {
     if (this.stopped) return;
     const now = this.o.clock.now();
     const wait = Math.max(this.lastActivity + this.o.quietMs, this.lastCollect + INTERVAL_QUIETS * this.o.quietMs) - now;
-    if (wait > 0 || this.o.busy()) {
-      this.timer = this.o.clock.setTimeout(() => this.due(), wait > 0 ? wait : this.o.quietMs);
+    if (wait > 0) {
+      this.timer = this.o.clock.setTimeout(() => this.due(), wait);
+      return;
+    }
+    if (this.o.busy()) {
+      // Work that ends now leaves garbage too: quiet is counted from the last time it was seen.
+      this.lastActivity = now;
+      this.timer = this.o.clock.setTimeout(() => this.due(), this.o.quietMs);
       return;
     }
     const before = this.o.heapUsed();
     this.o.collect();
     this.lastCollect = this.o.clock.now();
     this.collections++;
+    this.o.collected?.(this.lastCollect - now);
     this.o.logger.debug({ heapBefore: before, heapAfter: this.o.heapUsed(), ms: this.lastCollect - now }, 'idle: garbage collected');
   }
 }

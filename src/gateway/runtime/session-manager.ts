@@ -57,6 +57,11 @@ export class SessionManager {
     return this.tasks.size;
   }
 
+  /** Running Tasks and their follow-up work (title requests): what an idle gateway has none of. */
+  get busy(): boolean {
+    return this.tasks.size > 0 || this.runner.titlesPending > 0;
+  }
+
   /** Sessions held in memory. */
   get inMemory(): number {
     return this.entries.size;

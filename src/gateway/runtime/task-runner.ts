@@ -66,6 +66,11 @@ export class TaskRunner {
     await Promise.all([...this.titling]);
   }
 
+  /** Title requests queued or in flight. */
+  get titlesPending(): number {
+    return this.titling.size + this.titleQueue.length;
+  }
+
   private queueTitle(job: () => Promise<void>): void {
     this.titleQueue.push(job);
     if (this.titleQueue.length > TITLE_QUEUE_LIMIT) this.titleQueue.shift();

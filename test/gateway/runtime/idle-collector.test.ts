@@ -1,6 +1,6 @@
 /**
  * The idle collector gives a burst's garbage back once the gateway is quiet: one collection after
- * `quietMs` without activity and with no Task running, at most one per ten quiet times, none without
+ * `quietMs` without activity and with no Task (or title request) running, at most one per ten quiet times, none without
  * activity since the last. In a running gateway (the web playground) it follows messages and Tasks, and
  * `exposeGc()` is a real full collection: an object nothing holds is gone after it.
  */
@@ -48,14 +48,16 @@ describe('IdleCollector', () => {
     expect(off.clock.pending).toBe(0);
   });
 
-  it('waits while a Task runs and collects once it has ended', async () => {
+  it('waits while a Task runs and collects a quiet time after it was last seen running', async () => {
     let busy = true;
     const { clock, c, collected } = collector({ busy: () => busy });
     c.activity();
     await clock.advance(30_000);
     expect(collected()).toBe(0);
     busy = false;
-    await clock.advance(1000);
+    await clock.advance(999);
+    expect(collected()).toBe(0);
+    await clock.advance(1);
     expect(collected()).toBe(1);
   });
 
@@ -118,5 +120,6 @@ describe('the gateway goes quiet', () => {
     await h.gateway.manager.stopSession((await h.gateway.store.listSessions({}))[0].session_id);
     await h.waitFor('no Task running', () => h!.gateway.manager.runningCount === 0);
     await h.waitFor('the collection after the Task', () => collected === 2);
+    expect(await h.gateway.metrics.registry.metrics()).toMatch(/^penguin_gateway_idle_collections_total 2$/m);
   });
 });
