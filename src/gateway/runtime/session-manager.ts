@@ -14,14 +14,14 @@ import { bindingKey, type ThreadRef } from '../../adapters/contract/thread-ref';
 import * as b from '../../core/omnimessage/builders';
 import { isPayload } from '../../core/omnimessage/guards';
 import type { OmniMessage } from '../../core/omnimessage/types';
-import { isApprovalMode, widensApproval, type ApprovalMode } from '../../core/state';
+import { isApprovalMode, type ApprovalMode } from '../../core/state';
 import { userRef, type Conversation, type Entry, type RunningTask, type ScheduledTaskRun } from './conversation';
 import { prepareInput } from './inbound-input';
 import { SessionOpener } from './session-opener';
 import { TaskRunner } from './task-runner';
 import { showTyping } from './typing';
 import { pressureVictims, v8Memory } from './memory-pressure';
-import { runningTaskViews, statusText } from './session-status';
+import { modeRefusal, runningTaskViews, statusText, unknownModeText } from './session-status';
 import { acknowledgeSteering } from './steering-ack';
 import type { ScheduledJob, ScheduledResult, SessionManagerOptions, RunningTaskView } from './session-manager-types';
 export type { Conversation } from './conversation';
@@ -172,20 +172,14 @@ export class SessionManager {
     return 'started';
   }
 
-  /**
-   * `/mode <mode>`: anyone may make tool approvals stricter; making them laxer than the session's current
-   * mode takes an approver in chat (`mayWiden`), else the operator (config, admin API).
-   */
+  /** `/mode <mode>` for the conversation's session (who may make approvals laxer: `modeRefusal`). */
   async setMode(conv: Conversation, mode: string, o: { mayWiden: boolean }): Promise<string> {
-    if (!isApprovalMode(mode)) return `Unknown mode "${mode}". Use one of: allow-all, deny-all, read-only, always-ask.`;
+    if (!isApprovalMode(mode)) return unknownModeText(mode);
     const entry = await this.entryFor(conv);
     if (typeof entry === 'string') return entry;
     const current = (await this.o.store.getSession(entry.session.id))?.approval_mode ?? conv.route.approval_mode;
-    if (!o.mayWiden && widensApproval(current, mode)) {
-      return conv.route.approvers.length > 0
-        ? `Only this route's approvers can make tool approvals laxer (now: ${current}). You may choose a stricter mode.`
-        : `Making tool approvals laxer (now: ${current}) is for the operator: the route's approval_mode in the gateway config, or the admin API. You may choose a stricter mode.`;
-    }
+    const refused = modeRefusal(mode, current, conv.route.approvers, o.mayWiden);
+    if (refused) return refused;
     await this.o.store.updateSession(entry.session.id, { approval_mode: mode });
     return `Approval mode for this conversation: ${mode}.`;
   }
