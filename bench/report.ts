@@ -229,7 +229,7 @@ function footprintRows(r: BenchResults): Row[] {
       }
       if (rssGoal) {
         rows.push({ area: 'Footprint', name: `RSS 1 s after ready (${what})`, setup, result: mb(c.medianIdleRssBytes), goal: '—', verdict: 'info' });
-        rows.push({ area: 'Footprint', name: `idle RSS, settled (${what})`, setup: `${setup}; the last run, read ${ms(c.settledAfterMs)} after ready`, result: mb(c.settledRssBytes), goal: rssGoal[0], verdict: check(c.settledRssBytes <= rssGoal[1] * 2 ** 20) });
+        rows.push({ area: 'Footprint', name: `idle RSS, settled (${what})`, setup: `adapters connected: ${c.adapters.map((a) => PLATFORM_LABEL[a as PlatformName] ?? a).join(' + ')}; read ${ms(c.settledAfterMs)} after ready in the last of ${c.runs} fresh processes`, result: mb(c.settledRssBytes), goal: rssGoal[0], verdict: check(c.settledRssBytes <= rssGoal[1] * 2 ** 20) });
       }
     }
   } else {
