@@ -236,7 +236,7 @@ export const fileSchema = z.strictObject({
     .strictObject({
       idle_evict_ms: positiveMs('the idle eviction time').default(DEFAULTS.idleEvictMs),
       max_in_memory: z.number({ error: 'expected a number of sessions (an integer >= 1)' }).int({ error: 'expected a number of sessions (an integer >= 1)' }).min(1, { error: 'expected a number of sessions (an integer >= 1)' }).default(DEFAULTS.maxSessionsInMemory),
-      idle_gc_ms: z.number({ error: 'expected the quiet time before an idle collection in milliseconds (an integer >= 0; 0 turns it off)' }).int({ error: 'expected the quiet time before an idle collection in milliseconds (an integer >= 0; 0 turns it off)' }).min(0, { error: 'expected the quiet time before an idle collection in milliseconds (an integer >= 0; 0 turns it off)' }).default(DEFAULTS.idleGcMs),
+      idle_gc_ms: ms('the quiet time before an idle collection (0 turns it off)').default(DEFAULTS.idleGcMs),
       heap_budget_mb: z.number({ error: 'expected a heap size in MB (an integer >= 16)' }).int({ error: 'expected a heap size in MB (an integer >= 16)' }).min(16, { error: 'expected a heap size in MB (an integer >= 16)' }).optional(),
     })
     .prefault({}),

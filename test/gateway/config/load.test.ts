@@ -209,6 +209,8 @@ describe('file errors', () => {
     expect(errs('routes: {}\n')[0]).toMatchObject({ path: 'routes', expected: 'a list of routes', found: 'a mapping' });
     expect(errs('sessions: {max_in_memory: 0}\n')[0]).toMatchObject({ path: 'sessions.max_in_memory', expected: 'a number of sessions (an integer >= 1)', found: '0' });
     expect(errs('sessions: {heap_budget_mb: 8}\n')[0]).toMatchObject({ path: 'sessions.heap_budget_mb', expected: 'a heap size in MB (an integer >= 16)', found: '8' });
+    expect(errs('sessions: {idle_gc_ms: -1}\n')[0]).toMatchObject({ path: 'sessions.idle_gc_ms', found: '-1' });
+    expect(errs('sessions: {idle_gc_ms: "soon"}\n')[0]).toMatchObject({ path: 'sessions.idle_gc_ms', expected: 'the quiet time before an idle collection (0 turns it off) in milliseconds (an integer >= 0)', found: '"soon"' });
   });
 
   it('reports a bad enum value exactly as documented', () => {
