@@ -3,15 +3,12 @@
  * its SQLite (`openSqliteStore`) and PostgreSQL (`openPostgresStore`) implementations, the journal that keeps what no trace holds (`journaled`),
  * query-time cost, usage-row extraction and reindex.
  */
-import type * as PostgresOpen from './postgres/open';
-
 export type * from './types';
 export { StoreError, type StoreErrorCode } from './errors';
 export { openSqliteStore, type SqliteStore, type OpenOptions } from './sqlite/open';
 export { migrate, currentSchemaVersion, type MigrationReport } from './sqlite/migrate';
 export type { PostgresStore, PgOpenOptions } from './postgres/open';
-/** The PostgreSQL store, its module required at the call (./open-gateway-store.ts says why). */
-export const openPostgresStore: typeof PostgresOpen.openPostgresStore = (url, o) => (require('./postgres/open') as typeof PostgresOpen).openPostgresStore(url, o);
+export { openPostgresStore } from './postgres/lazy-open';
 export { currentPgSchemaVersion } from './postgres/migrate';
 export { redactDatabaseUrl, databaseUrlPassword } from './postgres/url';
 export { MIGRATIONS, type Migration } from './migrations';

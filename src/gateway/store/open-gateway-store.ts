@@ -11,7 +11,7 @@ import { StoreError } from './errors';
 import { JournalFile, journalPath } from './journal/journal-file';
 import { journaled } from './journal/journaled-store';
 import { reindexFromFiles, type ReindexReport } from './reindex';
-import type * as PostgresOpen from './postgres/open';
+import { openPostgresStore } from './postgres/lazy-open';
 import { openSqliteStore, type SqliteStore } from './sqlite/open';
 import type { GatewayStore, IndexStore } from './types';
 
@@ -86,8 +86,6 @@ async function openSqliteIndex(dbPath: string, now: () => number): Promise<Opene
 }
 
 async function openPostgresIndex(url: string, now: () => number): Promise<Opened> {
-  // Required here: a gateway on SQLite never loads the PostgreSQL store.
-  const { openPostgresStore } = require('./postgres/open') as typeof PostgresOpen;
   const index = await openPostgresStore(url, { now });
   return { index, ...(index.migration.from === 0 ? { reason: 'empty' as const } : {}) };
 }
