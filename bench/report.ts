@@ -222,14 +222,15 @@ function footprintRows(r: BenchResults): Row[] {
   if (cold) {
     for (const c of cold.configs) {
       const { what, rssGoal } = startLabel(c);
-      const setup = `median of ${c.runs} fresh processes; adapters connected: ${c.adapters.map((a) => PLATFORM_LABEL[a as PlatformName] ?? a).join(' + ')}`;
+      const connected = `adapters connected: ${c.adapters.map((a) => PLATFORM_LABEL[a as PlatformName] ?? a).join(' + ')}`;
+      const setup = `median of ${c.runs} fresh processes; ${connected}`;
       rows.push({ area: 'Footprint', name: `cold start → ready (${what})`, setup, result: `${ms(c.medianReadyMs)}, fastest ${ms(c.minReadyMs)} (spawn → /readyz green)`, goal: '≤ 0.8 s', verdict: check(c.medianReadyMs <= 800) });
       if (c.platforms.includes('telegram')) {
         rows.push({ area: 'Footprint', name: `first getUpdates after start (${what})`, setup, result: `${ms(c.medianFirstPollMs)} (spawn → the fake Bot API receives the first getUpdates)`, goal: '≤ 0.5 s †', verdict: check(c.medianFirstPollMs <= 500) });
       }
       if (rssGoal) {
         rows.push({ area: 'Footprint', name: `RSS 1 s after ready (${what})`, setup, result: mb(c.medianIdleRssBytes), goal: '—', verdict: 'info' });
-        rows.push({ area: 'Footprint', name: `idle RSS, settled (${what})`, setup: `adapters connected: ${c.adapters.map((a) => PLATFORM_LABEL[a as PlatformName] ?? a).join(' + ')}; read ${ms(c.settledAfterMs)} after ready in the last of ${c.runs} fresh processes`, result: mb(c.settledRssBytes), goal: rssGoal[0], verdict: check(c.settledRssBytes <= rssGoal[1] * 2 ** 20) });
+        rows.push({ area: 'Footprint', name: `idle RSS, settled (${what})`, setup: `${connected}; read ${ms(c.settledAfterMs)} after ready in the last of ${c.runs} fresh processes`, result: mb(c.settledRssBytes), goal: rssGoal[0], verdict: check(c.settledRssBytes <= rssGoal[1] * 2 ** 20) });
       }
     }
   } else {

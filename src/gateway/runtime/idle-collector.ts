@@ -31,7 +31,6 @@ export class IdleCollector {
   private lastActivity = -Infinity;
   private lastCollect = -Infinity;
   private stopped = false;
-  private collections = 0;
 
   constructor(private readonly o: IdleCollectorOptions) {}
 
@@ -40,11 +39,6 @@ export class IdleCollector {
     if (this.o.quietMs <= 0 || this.stopped) return;
     this.lastActivity = this.o.clock.now();
     this.timer ??= this.o.clock.setTimeout(() => this.due(), this.o.quietMs);
-  }
-
-  /** How many collections ran (for /metrics and tests). */
-  count(): number {
-    return this.collections;
   }
 
   stop(): void {
@@ -71,7 +65,6 @@ export class IdleCollector {
     const before = this.o.heapUsed();
     this.o.collect();
     this.lastCollect = this.o.clock.now();
-    this.collections++;
     this.o.collected?.(this.lastCollect - now);
     this.o.logger.debug({ heapBefore: before, heapAfter: this.o.heapUsed(), ms: this.lastCollect - now }, 'idle: garbage collected');
   }
