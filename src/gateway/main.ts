@@ -9,7 +9,7 @@ import type { StartGateway } from './cli/start';
 import { createLogger } from './logger';
 import { buildPlatforms } from './platforms';
 import { createGateway } from './runtime/gateway';
-import { exposeGc } from './runtime/heap-tuning';
+import { exposeGc } from './runtime/v8-gc';
 import { printStartupSummary, startupSummary } from './startup-summary';
 
 export const startGateway: StartGateway = async (opts) => {

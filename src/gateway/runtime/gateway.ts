@@ -27,7 +27,7 @@ import { databaseUrlPassword, describeRebuild, openGatewayStore, type GatewaySto
 import type { Clock as EngineClock } from '../../core/engine/clock';
 import { PairingNotifier } from './pairing-notifier';
 import { Housekeeping } from './housekeeping';
-import { heapUsed, type Collect } from './heap-tuning';
+import { heapUsed, type Collect } from './v8-gc';
 import { IdleCollector } from './idle-collector';
 import { resendDelivery } from './resend-delivery';
 import { TraceFeed } from './trace-feed';

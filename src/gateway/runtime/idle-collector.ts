@@ -8,7 +8,7 @@
  */
 import type { Clock, TimerHandle } from '../../adapters/contract/clock';
 import type { Logger } from '../logger';
-import type { Collect } from './heap-tuning';
+import type { Collect } from './v8-gc';
 
 /** Collections are at least this many quiet times apart. */
 export const INTERVAL_QUIETS = 10;

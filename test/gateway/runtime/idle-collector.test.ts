@@ -4,7 +4,7 @@
  * activity since the last. In a running gateway (the web playground) it follows messages and Tasks, and
  * `exposeGc()` is a real full collection: an object nothing holds is gone after it.
  */
-import { exposeGc } from '../../../src/gateway/runtime/heap-tuning';
+import { exposeGc } from '../../../src/gateway/runtime/v8-gc';
 import { IdleCollector } from '../../../src/gateway/runtime/idle-collector';
 import { hang } from '../../fakes/openai-server';
 import { FakeClock } from '../../helpers/fake-clock';

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { assertGatewayBuilt } from '../../e2e/gateway-process';
 
-const MODULE = resolve(__dirname, '../../../dist/src/gateway/runtime/heap-tuning.js');
+const MODULE = resolve(__dirname, '../../../dist/src/gateway/runtime/v8-gc.js');
 
 const SCRIPT = `
 const { getHeapSpaceStatistics } = require('node:v8');
