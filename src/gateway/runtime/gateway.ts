@@ -27,7 +27,8 @@ import { databaseUrlPassword, describeRebuild, openGatewayStore, type GatewaySto
 import type { Clock as EngineClock } from '../../core/engine/clock';
 import { PairingNotifier } from './pairing-notifier';
 import { Housekeeping } from './housekeeping';
-import { heapUsed, type Collect } from './v8-gc';
+import { heapUsed } from './memory-pressure';
+import type { Collect } from './v8-gc';
 import { IdleCollector } from './idle-collector';
 import { resendDelivery } from './resend-delivery';
 import { TraceFeed } from './trace-feed';

@@ -13,11 +13,14 @@ export interface MemoryReading {
 /** Under heap pressure, this share of the idle sessions goes at each check. */
 export const PRESSURE_SHARE = 0.25;
 
+/** V8's heap in use, bytes. */
+export const heapUsed = (): number => getHeapStatistics().used_heap_size;
+
 /** V8's heap in use, against `budgetMb` (default 70 % of V8's heap limit). */
 export function v8Memory(budgetMb: number | undefined): () => MemoryReading {
   const limit = getHeapStatistics().heap_size_limit;
   const budget = budgetMb !== undefined ? budgetMb * 1024 * 1024 : 0.7 * limit;
-  return () => ({ heapUsed: getHeapStatistics().used_heap_size, budget });
+  return () => ({ heapUsed: heapUsed(), budget });
 }
 
 /** The entries to evict now, least recently active first; none when there is no pressure. */

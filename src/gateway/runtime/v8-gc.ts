@@ -5,7 +5,7 @@
  * The collection compacts every page it can: after a burst the heap is fragmented by garbage that lived
  * across awaits, and only pages emptied by compaction go back to the system. No library does this.
  */
-import { getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
 export type Collect = () => void;
@@ -28,5 +28,3 @@ export function exposeGc(): Collect {
   }
   return collector;
 }
-
-export const heapUsed = (): number => getHeapStatistics().used_heap_size;
