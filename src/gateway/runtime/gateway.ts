@@ -28,7 +28,7 @@ import type { Clock as EngineClock } from '../../core/engine/clock';
 import { PairingNotifier } from './pairing-notifier';
 import { Housekeeping } from './housekeeping';
 import { heapUsed } from './memory-pressure';
-import type { Collect } from './v8-gc';
+import type { HeapCollector } from './v8-gc';
 import { IdleCollector } from './idle-collector';
 import { resendDelivery } from './resend-delivery';
 import { TraceFeed } from './trace-feed';
@@ -51,6 +51,9 @@ import { resolveToolIsolation } from './tool-isolation';
 
 /** An adapter plus the HTTP routes it serves on the gateway listener (Telegram webhook, web playground). */
 export type PlatformBinding = AdapterBinding;
+
+/** An embedding without V8's collector: the idle collector is off (quiet time 0), this never runs. */
+const NO_COLLECTOR: HeapCollector = { collect: () => undefined, youngGenerationGrown: () => false };
 
 export interface GatewayOptions {
   config: GatewayConfig;
@@ -78,7 +81,7 @@ export interface GatewayOptions {
    * The process's full garbage collection, run once the gateway has been quiet for `sessions.idle_gc_ms`
    * (./idle-collector.ts). The CLI's process passes V8's; an embedding (the tests) leaves its heap alone.
    */
-  collectGarbage?: Collect;
+  collectGarbage?: HeapCollector;
 }
 
 export interface GatewayHandle {
@@ -169,7 +172,7 @@ export async function createGateway(o: GatewayOptions): Promise<GatewayHandle> {
     fireHandedOver: (runId) => scheduler.fireHandedOver(runId),
   });
   const idle = new IdleCollector({
-    clock, logger, quietMs: o.collectGarbage ? config.sessions.idle_gc_ms : 0, busy: () => manager.busy, collect: o.collectGarbage ?? (() => undefined), heapUsed,
+    clock, logger, quietMs: o.collectGarbage ? config.sessions.idle_gc_ms : 0, busy: () => manager.busy, heap: o.collectGarbage ?? NO_COLLECTOR, heapUsed,
     collected: (ms) => metrics.idleCollected(ms),
   });
   const housekeeping = new Housekeeping({ store, clock, logger, deliveryEventsDays: config.retention.delivery_events_days });

@@ -5,25 +5,39 @@
  * The collection compacts every page it can: after a burst the heap is fragmented by garbage that lived
  * across awaits, and only pages emptied by compaction go back to the system. No library does this.
  */
-import { setFlagsFromString } from 'node:v8';
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
-export type Collect = () => void;
+export interface HeapCollector {
+  /** One forced full collection that compacts. */
+  collect(): void;
+  /** True while a burst has left V8's young generation grown well past its starting size. */
+  youngGenerationGrown(): boolean;
+}
 
-let collector: Collect | undefined;
+/**
+ * The young generation starts at 1 MiB and doubles as a burst's objects survive; from two doublings up it
+ * is worth a second collection to hand it back (below, what is left to gain is smaller than that GC's cost).
+ */
+export const GROWN_YOUNG_BYTES = 4 * 1024 * 1024;
 
-export function exposeGc(): Collect {
+let collector: HeapCollector | undefined;
+
+export function exposeGc(): HeapCollector {
   if (!collector) {
     setFlagsFromString('--expose-gc');
     // Without options: V8's forced full collection (with options it is a regular one, which may keep more).
     const gc = runInNewContext('gc') as () => void;
-    collector = () => {
-      setFlagsFromString('--compact-on-every-full-gc');
-      try {
-        gc();
-      } finally {
-        setFlagsFromString('--no-compact-on-every-full-gc');
-      }
+    collector = {
+      collect: () => {
+        setFlagsFromString('--compact-on-every-full-gc');
+        try {
+          gc();
+        } finally {
+          setFlagsFromString('--no-compact-on-every-full-gc');
+        }
+      },
+      youngGenerationGrown: () => (getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0) >= GROWN_YOUNG_BYTES,
     };
   }
   return collector;

@@ -1,24 +1,26 @@
 /**
  * The idle collector gives a burst's garbage back once the gateway is quiet: one collection after
  * `quietMs` without activity and with no Task (or title request) running, at most one per ten quiet times, none without
- * activity since the last. In a running gateway (the web playground) it follows messages and Tasks, and
+ * activity since the last, but one settling collection SETTLE_MS later, still quiet, when the first left the
+ * young generation grown. In a running gateway (the web playground) it follows messages and Tasks, and
  * `exposeGc()` is a real full collection: an object nothing holds is gone after it.
  */
 import { exposeGc } from '../../../src/gateway/runtime/v8-gc';
-import { IdleCollector } from '../../../src/gateway/runtime/idle-collector';
+import { IdleCollector, SETTLE_MS } from '../../../src/gateway/runtime/idle-collector';
 import { hang } from '../../fakes/openai-server';
 import { FakeClock } from '../../helpers/fake-clock';
 import { startHarness, type Harness } from './harness';
 
 const quiet = { debug: () => undefined };
 
-function collector(o: { quietMs?: number; busy?: () => boolean } = {}) {
+function collector(o: { quietMs?: number; busy?: () => boolean; grown?: () => boolean } = {}) {
   const clock = new FakeClock();
   let collected = 0;
   const reported: number[] = [];
   const c = new IdleCollector({
     clock, logger: quiet, quietMs: o.quietMs ?? 1000, busy: o.busy ?? (() => false),
-    collect: () => void collected++, heapUsed: () => 0, collected: (ms) => void reported.push(ms),
+    heap: { collect: () => void collected++, youngGenerationGrown: o.grown ?? (() => false) },
+    heapUsed: () => 0, collected: (ms) => void reported.push(ms),
   });
   return { clock, c, collected: () => collected, reported };
 }
@@ -78,6 +80,58 @@ describe('IdleCollector', () => {
     expect(reported).toEqual([0, 0]);
   });
 
+  it('settles once, SETTLE_MS after a collection that left the young generation grown', async () => {
+    let grown = true;
+    const { clock, c, collected } = collector({ grown: () => grown });
+    c.activity();
+    await clock.advance(1000);
+    expect(collected()).toBe(1);
+    await clock.advance(SETTLE_MS - 1);
+    expect(collected()).toBe(1);
+    await clock.advance(1);
+    expect(collected()).toBe(2);
+    // Still grown after settling: V8 keeps it, and the collector does not try again until new activity.
+    await clock.advance(60_000);
+    expect(collected()).toBe(2);
+    expect(clock.pending).toBe(0);
+    grown = false;
+    c.activity();
+    await clock.advance(1000);
+    expect(collected()).toBe(3);
+    await clock.advance(60_000);
+    expect(collected()).toBe(3);
+  });
+
+  it('drops the settling collection when activity comes first, and collects once it is quiet again', async () => {
+    const { clock, c, collected } = collector({ grown: () => true });
+    c.activity();
+    await clock.advance(1000);
+    expect(collected()).toBe(1);
+    await clock.advance(2000);
+    c.activity();
+    await clock.advance(SETTLE_MS);
+    expect(collected()).toBe(1);
+    // Ten quiet times after the first collection (t = 11 s): the next one, which may settle in turn.
+    await clock.advance(1999);
+    expect(collected()).toBe(1);
+    await clock.advance(1);
+    expect(collected()).toBe(2);
+  });
+
+  it('does not settle while a Task runs', async () => {
+    let busy = false;
+    const { clock, c, collected } = collector({ busy: () => busy, grown: () => true });
+    c.activity();
+    await clock.advance(1000);
+    expect(collected()).toBe(1);
+    busy = true;
+    await clock.advance(SETTLE_MS + 30_000);
+    expect(collected()).toBe(1);
+    busy = false;
+    await clock.advance(1000);
+    expect(collected()).toBe(2);
+  });
+
   it('stops: no collection after stop()', async () => {
     const { clock, c, collected } = collector();
     c.activity();
@@ -97,7 +151,7 @@ describe('exposeGc', () => {
     // A WeakRef holds its target until the job that made (or last dereferenced) it has ended.
     expect(ref.deref()).toBeDefined();
     await new Promise((r) => setImmediate(r));
-    exposeGc()();
+    exposeGc().collect();
     expect(ref.deref()).toBeUndefined();
   });
 });
@@ -111,7 +165,7 @@ describe('the gateway goes quiet', () => {
 
   it('collects after start and after a reply, not while a Task runs', async () => {
     let collected = 0;
-    h = await startHarness({ configYaml: 'sessions:\n  idle_gc_ms: 50\n', collectGarbage: () => void collected++ });
+    h = await startHarness({ configYaml: 'sessions:\n  idle_gc_ms: 50\n', collectGarbage: { collect: () => void collected++, youngGenerationGrown: () => false } });
     await h.waitFor('the collection after start', () => collected === 1);
     h.model.enqueue(hang());
     await h.say('a', 'this one keeps running');
