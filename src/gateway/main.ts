@@ -10,9 +10,11 @@ import { createLogger } from './logger';
 import { buildPlatforms } from './platforms';
 import { createGateway } from './runtime/gateway';
 import { exposeGc } from './runtime/v8-gc';
+import { baselineWasmOnly } from './runtime/v8-wasm';
 import { printStartupSummary, startupSummary } from './startup-summary';
 
 export const startGateway: StartGateway = async (opts) => {
+  baselineWasmOnly();
   const redactor = new SecretRedactor();
   const logger = createLogger(opts.config, undefined, redactor);
   const gateway = await createGateway({
