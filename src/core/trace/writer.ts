@@ -4,7 +4,8 @@
  * crash can tear at most the last line, which the next writer heals (drops the torn fragment) first. Partials and origin-tagged messages are
  * never written. I/O errors never reject: they go to `onError` (tracing is best-effort for the run);
  * `onWritten` sees each batch of envelopes once it is on disk, so a host can index exactly what the trace holds.
- * A trace folder is made once per process (every session of a day shares it), and again only if it vanished.
+ * A trace folder is made once per process (every session of a day shares it, concurrent first writes one
+ * mkdir), and again only if it vanished.
  */
 import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -19,6 +20,20 @@ const line = (msg: OmniMessage): Buffer => Buffer.from(JSON.stringify(msg) + '\n
 
 /** Trace folders this process made or found. */
 const madeDirs = new Set<string>();
+/** Folders being made now: a burst of new sessions waits for one mkdir instead of issuing one each. */
+const makingDirs = new Map<string, Promise<void>>();
+
+function makeDir(dir: string): Promise<void> {
+  let p = makingDirs.get(dir);
+  if (!p) {
+    // Traces hold everything tools printed (vault values included): only their owner may read them.
+    p = mkdir(dir, { recursive: true, mode: 0o700 })
+      .then(() => void madeDirs.add(dir))
+      .finally(() => makingDirs.delete(dir));
+    makingDirs.set(dir, p);
+  }
+  return p;
+}
 
 async function openInDir(p: string): Promise<FileHandle> {
   const dir = dirname(p);
@@ -30,9 +45,7 @@ async function openInDir(p: string): Promise<FileHandle> {
       madeDirs.delete(dir);
     }
   }
-  // Traces hold everything tools printed (vault values included): only their owner may read them.
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  madeDirs.add(dir);
+  await makeDir(dir);
   return open(p, 'a+', 0o600);
 }
 

@@ -49,6 +49,34 @@ describe('TraceWriter', () => {
     expect(read.ok && read.file.meta.payload.session_id).toBe(second);
   });
 
+  it('lets many new sessions make their first writes into a new folder at once', async () => {
+    const dir = join(root, 'fresh');
+    const ids = Array.from({ length: 40 }, () => newSessionId());
+    await Promise.all(ids.map((id) => new TraceWriter({ tracesDir: dir, sessionId: id }).append(meta(id))));
+    for (const id of ids) {
+      const read = await readLatestTrace(dir, id);
+      expect(read.ok && read.file.meta.payload.session_id).toBe(id);
+    }
+  });
+
+  it('reports a folder that cannot be made to every writer waiting for it, and makes it once it can be', async () => {
+    const blocker = join(root, 'blocked');
+    await writeFile(blocker, 'not a dir');
+    const ids = [newSessionId(), newSessionId(), newSessionId()];
+    const errors: string[] = [];
+    await Promise.all(ids.map((id) => {
+      const w = new TraceWriter({ tracesDir: blocker, sessionId: id });
+      w.onError = () => void errors.push(id);
+      return w.append(meta(id));
+    }));
+    expect(errors.sort()).toEqual([...ids].sort());
+    await rm(blocker);
+    const id = newSessionId();
+    await new TraceWriter({ tracesDir: blocker, sessionId: id }).append(meta(id));
+    const read = await readLatestTrace(blocker, id);
+    expect(read.ok && read.file.meta.payload.session_id).toBe(id);
+  });
+
   it('writes one line per envelope and skips partials and origin-tagged messages', async () => {
     const id = newSessionId();
     const w = new TraceWriter({ tracesDir: root, sessionId: id });
