@@ -18,6 +18,7 @@ import { listTraceFiles } from '../trace/paths';
 import { readLatestTrace } from '../trace/reader';
 import { TraceWriter } from '../trace/writer';
 import { validateAgentOptions, type AgentOptions, type ModelDescriptor, type ModelFactoryContext, type TracedSessionInfo } from './options';
+import { defineLazy } from '../lazy-property';
 import { PromptShare, withHeldPrompt, type HeldPrompt } from './prompt-share';
 import { Session, type SessionCore } from './session';
 import { SessionSubagentRunner, type SubagentSpawnPlan } from './subagents';
@@ -210,12 +211,8 @@ class AgentImpl implements Agent {
     const thinkingLevel = o.engine?.thinking_level ?? 'medium';
     const prompt = x.systemPrompt;
     // The prompt is read where it is used, so a factory that keeps the context keeps no copy of it.
-    const factoryContext = (tools: ToolDefinition[]): ModelFactoryContext => ({
-      sessionId: x.id, model: x.model, tools, thinkingLevel, systemPromptTokens: prompt.tokens,
-      get systemPrompt() {
-        return prompt.text();
-      },
-    });
+    const factoryContext = (tools: ToolDefinition[]): ModelFactoryContext =>
+      defineLazy({ sessionId: x.id, model: x.model, tools, thinkingLevel, systemPromptTokens: prompt.tokens }, 'systemPrompt', () => prompt.text()) as ModelFactoryContext;
     const assemble = (): SessionCore => {
       const runner = x.depth === 0 ? new SessionSubagentRunner({
         depth: x.depth,

@@ -7,6 +7,7 @@
  * `tokens` is the prompt's estimate (engine.md §3), the head's counts taken once, so sizing a session's
  * context does not build and scan its prompt.
  */
+import { withLazy } from '../lazy-property';
 import { textCounts, tokensOfCounts, type TextCounts } from '../omnimessage/tokens';
 
 export interface HeldPrompt {
@@ -65,6 +66,5 @@ const whole = (text: string): HeldPrompt => ({ length: text.length, tokens: toke
  * so JSON and spreads see the plain text): the session_meta a session keeps does not pin its prompt.
  */
 export function withHeldPrompt<M extends { payload: { system_prompt: string } }>(meta: M, prompt: HeldPrompt): M {
-  Object.defineProperty(meta.payload, 'system_prompt', { get: () => prompt.text(), enumerable: true, configurable: true });
-  return meta;
+  return { ...meta, payload: withLazy(meta.payload, 'system_prompt', () => prompt.text()) };
 }

@@ -5,6 +5,7 @@
  * Output cap: the entry's `max_tokens` wins over the Agent's, default 32000 (engine.md §6.2, §11).
  */
 import type { ModelFactory, ThinkingLevel, ToolCallIdRegistry } from '../interfaces';
+import { defineLazy } from '../lazy-property';
 import type { TokenCounts, ToolDefinition } from '../omnimessage/types';
 import { bareGenerate, type BareGenerateOptions } from './bare-generate';
 import { GenerativeModel, type OpenAIChatModelConfig } from './generative-model';
@@ -62,12 +63,9 @@ export function createModelFactory(opts: ModelFactoryOptions): OpenAIModelFactor
     sessionUsage: () => latest?.sessionUsage ?? { ...(seed ?? { cache_read: 0, cache_write: 0, output: 0, total: 0 }) },
     create() {
       const tools = typeof opts.tools === 'function' ? opts.tools() : opts.tools ?? [];
-      const config: OpenAIChatModelConfig = {
+      const fields: Omit<OpenAIChatModelConfig, 'systemPrompt'> = {
         ...base,
         tools,
-        get systemPrompt() {
-          return readPrompt();
-        },
         ...(opts.systemPromptTokens !== undefined ? { systemPromptTokens: opts.systemPromptTokens } : {}),
         contextWindow: entry.context_window,
         maxTokens: entry.max_tokens ?? opts.maxTokens ?? DEFAULT_MAX_TOKENS,
@@ -77,6 +75,8 @@ export function createModelFactory(opts: ModelFactoryOptions): OpenAIModelFactor
         toolCallIds,
         sessionUsage: latest?.sessionUsage ?? seed,
       };
+      // Read where it is used, so the model keeps no copy of the prompt (and shares its hidden class).
+      const config = defineLazy(fields, 'systemPrompt', readPrompt) as OpenAIChatModelConfig;
       latest = new GenerativeModel(config);
       return latest;
     },
