@@ -62,8 +62,8 @@ export class PromptShare {
 const whole = (text: string): HeldPrompt => ({ length: text.length, tokens: tokensOfCounts(textCounts(text)), text: () => text });
 
 /**
- * `meta` with its `system_prompt` read through `prompt` (an enumerable accessor in the same key position,
- * so JSON and spreads see the plain text): the session_meta a session keeps does not pin its prompt.
+ * A copy of `meta` with its `system_prompt` read through `prompt` (an enumerable accessor in the same key
+ * position, so JSON and spreads see the plain text): the session_meta a session keeps does not pin its prompt.
  */
 export function withHeldPrompt<M extends { payload: { system_prompt: string } }>(meta: M, prompt: HeldPrompt): M {
   return { ...meta, payload: withLazy(meta.payload, 'system_prompt', () => prompt.text()) };
