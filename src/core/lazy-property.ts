@@ -24,15 +24,15 @@ function sharedFor(key: string): Shared {
 }
 
 /** Adds `key` to `obj` (which must not have it yet), read through `read`. */
-export function defineLazy<T extends object>(obj: T, key: string, read: () => unknown): T {
+export function defineLazy<T extends object, K extends string, V>(obj: T, key: K, read: () => V): T & Record<K, V> {
   const s = sharedFor(key);
   Object.defineProperty(obj, s.slot, { value: read, enumerable: false, writable: false, configurable: true });
   Object.defineProperty(obj, key, { get: s.get, enumerable: true, configurable: true });
-  return obj;
+  return obj as T & Record<K, V>;
 }
 
 /** A copy of `obj` with `key` (in its place among the keys) read through `read` instead of stored. */
-export function withLazy<T extends object>(obj: T, key: keyof T & string, read: () => unknown): T {
+export function withLazy<T extends object, K extends keyof T & string>(obj: T, key: K, read: () => T[K]): T {
   const out = {} as Record<string, unknown>;
   const src = obj as Record<string, unknown>;
   for (const k of Object.keys(obj)) {

@@ -76,7 +76,7 @@ export function createModelFactory(opts: ModelFactoryOptions): OpenAIModelFactor
         sessionUsage: latest?.sessionUsage ?? seed,
       };
       // Read where it is used, so the model keeps no copy of the prompt (and shares its hidden class).
-      const config = defineLazy(fields, 'systemPrompt', readPrompt) as OpenAIChatModelConfig;
+      const config: OpenAIChatModelConfig = defineLazy(fields, 'systemPrompt', readPrompt);
       latest = new GenerativeModel(config);
       return latest;
     },
