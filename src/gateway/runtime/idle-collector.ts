@@ -34,8 +34,8 @@ export class IdleCollector {
   private timer?: TimerHandle;
   private lastActivity = -Infinity;
   private lastCollect = -Infinity;
-  /** When the settling collection is due (set after a collection that left the young generation grown). */
-  private settleAt?: number;
+  /** A settling collection is due SETTLE_MS after the last one (which left the young generation grown). */
+  private settling = false;
   private stopped = false;
 
   constructor(private readonly o: IdleCollectorOptions) {}
@@ -57,14 +57,15 @@ export class IdleCollector {
     this.timer = undefined;
     if (this.stopped) return;
     const now = this.o.clock.now();
-    if (this.settleAt !== undefined) {
+    if (this.settling) {
       if (this.lastActivity <= this.lastCollect && !this.o.busy()) {
-        if (now < this.settleAt) return this.arm(this.settleAt - now);
-        this.settleAt = undefined;
+        const wait = this.lastCollect + SETTLE_MS - now;
+        if (wait > 0) return this.arm(wait);
+        this.settling = false;
         return this.collect(now, false);
       }
       // New work since: it will leave garbage of its own, and the next quiet collection sees to both.
-      this.settleAt = undefined;
+      this.settling = false;
     }
     const wait = Math.max(this.lastActivity + this.o.quietMs, this.lastCollect + INTERVAL_QUIETS * this.o.quietMs) - now;
     if (wait > 0) return this.arm(wait);
@@ -89,7 +90,7 @@ export class IdleCollector {
     const settle = maySettle && this.o.heap.youngGenerationGrown();
     this.o.logger.debug({ heapBefore: before, heapAfter: this.o.heapUsed(), ms, settle }, 'idle: garbage collected');
     if (settle) {
-      this.settleAt = this.lastCollect + SETTLE_MS;
+      this.settling = true;
       this.arm(SETTLE_MS);
     }
   }
