@@ -8,10 +8,6 @@
  */
 import { setFlagsFromString } from 'node:v8';
 
-let done = false;
-
 export function baselineWasmOnly(): void {
-  if (done) return;
   setFlagsFromString('--liftoff-only');
-  done = true;
 }
