@@ -1,22 +1,24 @@
 #!/usr/bin/env node
 /**
- * The `penguin-gateway` executable: `main(argv)` runs the command line against the real process streams
- * and environment and leaves the exit code in `process.exitCode` (so buffered output is flushed first).
- * It runs by itself when this file is the program; scripts/start.js (`npm start`) calls `main`.
- * Everything else lives in ./cli/ (import `./cli/index`: a bare `./cli` resolves to this file).
+ * The `penguin-gateway` executable. It runs the gateway bundle that `npm run build` writes beside it
+ * (`cli.bundle.js`: ./cli/main.ts and every module a start loads, in one file; scripts/build-server.mjs)
+ * through ./bundle-loader.ts. `main(argv)` runs the command line; it runs by itself when this file is the
+ * program, and scripts/start.js (`npm start`) calls it. Without a bundle it says to build and exits 1.
  */
-import { runCli } from './cli/run';
+import { join } from 'node:path';
+import { loadBundle } from './bundle-loader';
+import type * as CliMain from './cli/main';
 
 export function main(argv: string[]): void {
-  runCli(argv, { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd(), stdin: process.stdin }).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (e: unknown) => {
-      process.stderr.write(`penguin-gateway: ${e instanceof Error ? e.message : String(e)}\n`);
-      process.exitCode = 1;
-    },
-  );
+  let cli: typeof CliMain;
+  try {
+    cli = loadBundle(join(__dirname, 'cli.bundle.js')) as typeof CliMain;
+  } catch (e) {
+    process.stderr.write(`penguin-gateway: ${(e as Error).message}\n`);
+    process.exitCode = 1;
+    return;
+  }
+  cli.main(argv);
 }
 
 if (require.main === module) main(process.argv.slice(2));

@@ -5,7 +5,8 @@
  * is configured: no chat platform SDK, MCP SDK, model SDK or PostgreSQL driver (on SQLite) at start, the model SDK with the first model
  * request, and a configured platform (Telegram, against its fake) brings its own SDK and no other. What was
  * loaded is read from `require.cache` by a `--require` hook when the process exits
- * (test/fixtures/hooks/record-packages.js), so nothing depends on timing.
+ * (test/fixtures/hooks/record-packages.js), so nothing depends on timing; the gateway's own code and the
+ * packages bundled with it (scripts/build-server.mjs) come from the one bundle file, not module by module.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -151,15 +152,18 @@ const HOOK = resolve(__dirname, '../fixtures/hooks/record-packages.js');
 const PLATFORM_SDKS = ['grammy', '@slack/bolt', '@slack/web-api', 'discord.js', '@discordjs/ws'];
 
 /** The gateway with the package-recording hook; `packages()` stops it and lists what it loaded. */
-async function recorded(env: Record<string, string> = {}): Promise<{ gw: GatewayProcess; packages(): Promise<string[]> }> {
+async function recorded(env: Record<string, string> = {}): Promise<{ gw: GatewayProcess; packages(): Promise<string[]>; own(): Promise<string[]> }> {
   const out = join(home, 'loaded.txt');
-  const gw = await start({ nodeArgs: ['--require', HOOK], env: { PG_LOADED_PACKAGES_OUT: out, ...env } });
+  const ownOut = join(home, 'loaded-own.txt');
+  const gw = await start({ nodeArgs: ['--require', HOOK], env: { PG_LOADED_PACKAGES_OUT: out, PG_LOADED_OWN_OUT: ownOut, ...env } });
+  const lines = async (f: string) => (await readFile(f, 'utf8')).split('\n').filter(Boolean);
   return {
     gw,
     packages: async () => {
       expect(await gw.stop()).toBe(0);
-      return (await readFile(out, 'utf8')).split('\n').filter(Boolean);
+      return lines(out);
     },
+    own: () => lines(ownOut),
   };
 }
 
@@ -168,8 +172,17 @@ describe('load only what is configured', () => {
     const r = await recorded();
     expect((await fetch(`${r.gw.url}/readyz`)).status).toBe(200);
     const loaded = await r.packages();
-    expect(loaded).toEqual(expect.arrayContaining(['express', 'better-sqlite3']));
+    expect(loaded).toContain('better-sqlite3');
     for (const sdk of [...PLATFORM_SDKS, '@modelcontextprotocol/sdk', 'openai', 'pg']) expect(loaded).not.toContain(sdk);
+  });
+
+  it('runs from the one-file bundle: express, zod and the gateway\'s own modules are not loaded one by one', async () => {
+    const r = await recorded();
+    expect((await fetch(`${r.gw.url}/readyz`)).status).toBe(200);
+    const loaded = await r.packages();
+    for (const bundled of ['express', 'zod', 'yaml', 'pino']) expect(loaded).not.toContain(bundled);
+    const ownUnderDist = (await r.own()).filter((f) => f.includes('/dist/src/')).map((f) => f.slice(f.indexOf('/dist/src/') + 1));
+    expect(ownUnderDist).toEqual(['dist/src/gateway/bundle-loader.js', 'dist/src/gateway/cli.js']);
   });
 
   it('the model SDK comes with the first model request, still no platform or MCP SDK', async () => {

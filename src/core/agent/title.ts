@@ -28,12 +28,13 @@ export function titlePrompt(userText: string, reply?: string): string {
 /** The model's answer as a title, or '' when it is not usable. */
 export function cleanTitle(raw: string): string {
   const line = raw.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '';
+  // Non-ASCII characters are written as escapes: the gateway bundle must be ASCII (scripts/build-server.mjs).
   const t = line
-    .replace(/^(title|titre|标题)\s*[:：]\s*/i, '')
+    .replace(/^(title|titre|\u6807\u9898)\s*[:\uFF1A]\s*/i, '') // 标题, full-width colon
     .replace(/^[#*_`>\s-]+/, '')
     .replace(/[*_`]+$/, '')
-    .replace(/^["'“”‘’「」『』]+|["'“”‘’「」『』]+$/g, '')
-    .replace(/[.。!！]+$/, '')
+    .replace(/^["'\u201C\u201D\u2018\u2019\u300C\u300D\u300E\u300F]+|["'\u201C\u201D\u2018\u2019\u300C\u300D\u300E\u300F]+$/g, '') // “”‘’「」『』
+    .replace(/[.\u3002!\uFF01]+$/, '') // 。！
     .replace(/\s+/g, ' ')
     .trim();
   if ([...t].length <= TITLE_MAX) return t;
