@@ -11,10 +11,13 @@ import { buildPlatforms } from './platforms';
 import { createGateway } from './runtime/gateway';
 import { exposeGc } from './runtime/v8-gc';
 import { baselineWasmOnly } from './runtime/v8-wasm';
+import { capYoungGeneration } from './runtime/v8-young-generation';
 import { printStartupSummary, startupSummary } from './startup-summary';
 
 export const startGateway: StartGateway = async (opts) => {
   baselineWasmOnly();
+  const youngMb = opts.config.sessions.young_generation_mb;
+  if (youngMb > 0) capYoungGeneration(youngMb * 1024 * 1024);
   const redactor = new SecretRedactor();
   const logger = createLogger(opts.config, undefined, redactor);
   const gateway = await createGateway({

@@ -34,6 +34,7 @@ export const DEFAULTS = {
   approvalTimeoutMs: 3_600_000,
   idleEvictMs: 1_800_000,
   idleGcMs: 1000,
+  youngGenerationMb: 8,
   maxSessionsInMemory: 10_000,
   shutdownGraceMs: 10_000,
   logLevel: 'info' as LogLevel,
@@ -238,6 +239,7 @@ export const fileSchema = z.strictObject({
       max_in_memory: z.number({ error: 'expected a number of sessions (an integer >= 1)' }).int({ error: 'expected a number of sessions (an integer >= 1)' }).min(1, { error: 'expected a number of sessions (an integer >= 1)' }).default(DEFAULTS.maxSessionsInMemory),
       idle_gc_ms: ms('the quiet time before an idle collection (0 turns it off)').default(DEFAULTS.idleGcMs),
       heap_budget_mb: z.number({ error: 'expected a heap size in MB (an integer >= 16)' }).int({ error: 'expected a heap size in MB (an integer >= 16)' }).min(16, { error: 'expected a heap size in MB (an integer >= 16)' }).optional(),
+      young_generation_mb: z.number({ error: 'expected a size in MB (an integer >= 0; 0 leaves V8 its own)' }).int({ error: 'expected a size in MB (an integer >= 0; 0 leaves V8 its own)' }).min(0, { error: 'expected a size in MB (an integer >= 0; 0 leaves V8 its own)' }).default(DEFAULTS.youngGenerationMb),
     })
     .prefault({}),
   shutdown: z.strictObject({ grace_ms: positiveMs('the shutdown grace time').default(DEFAULTS.shutdownGraceMs) }).prefault({}),

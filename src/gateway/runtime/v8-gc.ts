@@ -5,8 +5,9 @@
  * The collection compacts every page it can: after a burst the heap is fragmented by garbage that lived
  * across awaits, and only pages emptied by compaction go back to the system. No library does this.
  */
-import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
+import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { youngGenerationBytes } from './v8-young-generation';
 
 export interface HeapCollector {
   /** One forced full collection that compacts. */
@@ -37,7 +38,7 @@ export function exposeGc(): HeapCollector {
           setFlagsFromString('--no-compact-on-every-full-gc');
         }
       },
-      youngGenerationGrown: () => (getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0) >= GROWN_YOUNG_BYTES,
+      youngGenerationGrown: () => youngGenerationBytes() >= GROWN_YOUNG_BYTES,
     };
   }
   return collector;

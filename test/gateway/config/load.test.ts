@@ -37,7 +37,7 @@ describe('defaults', () => {
     expect(c.db_path).toBe('/home/op/.penguin/data/gateway.db');
     expect(c.listen).toEqual({ host: '127.0.0.1', port: 7370 });
     expect(c.approvals.timeout_ms).toBe(3_600_000);
-    expect(c.sessions).toEqual({ idle_evict_ms: 1_800_000, max_in_memory: 10_000, idle_gc_ms: 1000 });
+    expect(c.sessions).toEqual({ idle_evict_ms: 1_800_000, max_in_memory: 10_000, idle_gc_ms: 1000, young_generation_mb: 8 });
     expect(c.shutdown.grace_ms).toBe(10_000);
     expect(c.logging.level).toBe('info');
     expect(c.telegram).toMatchObject({ enabled: true, configured: false, dm_policy: 'pairing', mode: 'polling', draft_streaming: true, api_root: 'https://api.telegram.org' });
@@ -211,6 +211,8 @@ describe('file errors', () => {
     expect(errs('sessions: {heap_budget_mb: 8}\n')[0]).toMatchObject({ path: 'sessions.heap_budget_mb', expected: 'a heap size in MB (an integer >= 16)', found: '8' });
     expect(errs('sessions: {idle_gc_ms: -1}\n')[0]).toMatchObject({ path: 'sessions.idle_gc_ms', found: '-1' });
     expect(errs('sessions: {idle_gc_ms: "soon"}\n')[0]).toMatchObject({ path: 'sessions.idle_gc_ms', expected: 'the quiet time before an idle collection (0 turns it off) in milliseconds (an integer >= 0)', found: '"soon"' });
+    expect(errs('sessions: {young_generation_mb: -4}\n')[0]).toMatchObject({ path: 'sessions.young_generation_mb', expected: 'a size in MB (an integer >= 0; 0 leaves V8 its own)', found: '-4' });
+    expect(errs('sessions: {young_generation_mb: 2.5}\n')[0]).toMatchObject({ path: 'sessions.young_generation_mb', found: '2.5' });
   });
 
   it('reports a bad enum value exactly as documented', () => {

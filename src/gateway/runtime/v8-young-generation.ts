@@ -1,0 +1,36 @@
+/**
+ * Holds V8's young generation small in the gateway's process. V8 doubles its two semi-spaces while a
+ * burst's objects survive scavenges, up to 32 MiB together: 20 streaming conversations grew it to that,
+ * a quarter of a 125 MB peak. The ceiling V8 has for this (`--max-semi-space-size`) is fixed when the heap is
+ * made, from the command line, which is not ours (`npm start`, the image and systemd start the process).
+ * The growth factor is read at each growth, though: once a collection leaves the young generation at
+ * `stopAtBytes` or more it is set to 1 (no growth), and back to V8's default once V8 has shrunk it. GC
+ * events arrive between event-loop turns, so a turn that scavenges twice can take it one doubling further.
+ */
+import { PerformanceObserver } from 'node:perf_hooks';
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
+
+/** V8's default growth factor (`--semi-space-growth-factor`). */
+const V8_GROWTH_FACTOR = 2;
+
+/** Both semi-spaces, committed. */
+export const youngGenerationBytes = (): number => getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0;
+
+/** Stops the young generation's growth at `stopAtBytes` from now on; returns what undoes it. */
+export function capYoungGeneration(stopAtBytes: number): () => void {
+  let held = false;
+  const check = (): void => {
+    const atCeiling = youngGenerationBytes() >= stopAtBytes;
+    if (atCeiling === held) return;
+    held = atCeiling;
+    setFlagsFromString(`--semi-space-growth-factor=${held ? 1 : V8_GROWTH_FACTOR}`);
+  };
+  const observer = new PerformanceObserver(check);
+  observer.observe({ entryTypes: ['gc'] });
+  check();
+  return () => {
+    observer.disconnect();
+    if (held) setFlagsFromString(`--semi-space-growth-factor=${V8_GROWTH_FACTOR}`);
+    held = false;
+  };
+}

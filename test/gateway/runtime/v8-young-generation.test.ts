@@ -1,0 +1,49 @@
+/**
+ * capYoungGeneration, in fresh node processes running the built module: a burst spread over event-loop
+ * turns (as the gateway's work is) grows V8's young generation to 32 MiB without it, and with a 4 MiB stop
+ * the young generation ends at 4 MiB or one doubling above; undone, V8 grows it again.
+ */
+import { execFileSync } from 'node:child_process';
+import { resolve } from 'node:path';
+import { assertGatewayBuilt } from '../../e2e/gateway-process';
+
+const MODULE = resolve(__dirname, '../../../dist/src/gateway/runtime/v8-young-generation.js');
+const MiB = 1024 * 1024;
+
+const burst = (setup: string): { before: number; after: number; afterUndo?: number } => {
+  const script = `
+const { capYoungGeneration, youngGenerationBytes } = require(${JSON.stringify(MODULE)});
+const turn = () => new Promise((r) => setImmediate(r));
+async function burst() {
+  let keep = [];
+  for (let t = 0; t < 300; t++) {
+    for (let i = 0; i < 10000; i++) { keep.push({ i, s: 'x' + i }); if (keep.length > 2e5) keep = []; }
+    await turn();
+  }
+}
+(async () => {
+  const out = { before: youngGenerationBytes() };
+  ${setup}
+  await burst();
+  out.after = youngGenerationBytes();
+  if (typeof undo === 'function') { undo(); await burst(); out.afterUndo = youngGenerationBytes(); }
+  process.stdout.write(JSON.stringify(out));
+})();
+`;
+  return JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' })) as { before: number; after: number; afterUndo?: number };
+};
+
+beforeAll(() => assertGatewayBuilt());
+
+it('without a stop, the burst grows the young generation to V8\'s 32 MiB', () => {
+  const r = burst('');
+  expect(r.before).toBeLessThan(4 * MiB);
+  expect(r.after).toBe(32 * MiB);
+});
+
+it('with a 4 MiB stop it ends at 4 MiB, or one doubling above; undone, V8 grows it again', () => {
+  const r = burst('const undo = capYoungGeneration(4 * 1024 * 1024);');
+  expect(r.after).toBeGreaterThanOrEqual(4 * MiB);
+  expect(r.after).toBeLessThanOrEqual(8 * MiB);
+  expect(r.afterUndo).toBe(32 * MiB);
+});
