@@ -1,10 +1,13 @@
 /**
- * Bundles the gateway for `penguin-gateway start` (npm run build runs it after tsc): src/gateway/cli/main.ts
- * and everything it imports from src/ and from the packages a start loads, in one ASCII file,
- * dist/src/gateway/cli.bundle.js, which dist/src/gateway/cli.js loads. One file instead of ~740 modules
- * is what makes the start fast (no resolution, stat and read per module). Packages that load only when
- * something configured needs them (platform SDKs, the model and MCP SDKs, pg, marked, jsdiff) and native
- * ones stay outside, required from node_modules at first use as before.
+ * Bundles the gateway for `penguin-gateway start` (npm run build runs it after tsc), each output one ASCII
+ * file that dist/src/gateway/bundle-loader.js loads:
+ * - dist/src/gateway/cli.bundle.js: src/gateway/cli/main.ts with all of src/ and the packages a start loads;
+ * - dist/src/vendor/<name>.js: each SDK that loads only once something configured needs it (grammY, Bolt
+ *   with Slack's Web API and Socket Mode clients, discord.js, openai), required from the main bundle at
+ *   first use as before, one file instead of 150-700 modules each.
+ * One file instead of hundreds of modules is what makes a start, and an SDK's first use, fast (no
+ * resolution, stat and read per module). Native packages and the rarely used ones (pg, the MCP SDK,
+ * marked, jsdiff) stay in node_modules.
  */
 import { build } from 'esbuild';
 import { readFile } from 'node:fs/promises';
@@ -12,19 +15,28 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const outfile = join(root, 'dist/src/gateway/cli.bundle.js');
+const gatewayDir = join(root, 'dist/src/gateway');
+const vendorDir = join(root, 'dist/src/vendor');
 
-// What a start loads; everything else the package depends on stays a require() of node_modules.
-const BUNDLED = new Set(['zod', 'yaml', 'express', 'pino', 'prom-client', 'croner', 'smol-toml']);
+// What a start loads, bundled with the gateway; everything else the package depends on stays outside.
+const BUNDLED = ['zod', 'yaml', 'express', 'pino', 'prom-client', 'croner', 'smol-toml'];
+// Vendor bundles by name, with the packages each exports. Slack's three share one file: Bolt uses the
+// same Web API and Socket Mode classes the adapter does (errors are matched with instanceof).
+const VENDOR = {
+  grammy: ['grammy'],
+  slack: ['@slack/bolt', '@slack/web-api', '@slack/socket-mode'],
+  discord: ['discord.js'],
+  openai: ['openai'],
+};
+
 const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
-const outside = Object.keys(pkg.dependencies).filter((d) => !BUNDLED.has(d));
-for (const name of BUNDLED) if (!(name in pkg.dependencies)) throw new Error(`build-server: ${name} is not a dependency in package.json`);
+const vendored = new Map(Object.entries(VENDOR).flatMap(([name, pkgs]) => pkgs.map((p) => [p, name])));
+for (const name of [...BUNDLED, ...vendored.keys()]) if (!(name in pkg.dependencies)) throw new Error(`build-server: ${name} is not a dependency in package.json`);
+const outside = Object.keys(pkg.dependencies).filter((d) => !BUNDLED.includes(d) && !vendored.has(d));
 // iconv-lite comes with express's body parsers; its encoding tables load only for a non-UTF-8 body.
 outside.push('iconv-lite');
 
-const result = await build({
-  entryPoints: [join(root, 'src/gateway/cli/main.ts')],
-  outfile,
+const common = {
   bundle: true,
   platform: 'node',
   format: 'cjs',
@@ -35,15 +47,52 @@ const result = await build({
   charset: 'ascii',
   legalComments: 'external',
   sourcemap: 'external',
-  external: outside.flatMap((d) => [d, `${d}/*`]),
   logLevel: 'warning',
+};
+
+/** In the main bundle, a vendored package is its entry in the vendor file, loaded at first require. */
+const vendorPlugin = {
+  name: 'vendor',
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (args) => {
+      const top = args.path.startsWith('@') ? args.path.split('/').slice(0, 2).join('/') : args.path.split('/')[0];
+      if (!vendored.has(top)) return undefined;
+      if (top !== args.path) return { errors: [{ text: `${args.path}: only a vendored package's main entry is in its vendor bundle (scripts/build-server.mjs)` }] };
+      return { path: args.path, namespace: 'vendor' };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'vendor' }, (args) => ({
+      contents: `const { loadBundle } = require(${JSON.stringify(join(root, 'src/gateway/bundle-loader.ts'))});
+module.exports = loadBundle(require('node:path').join(__dirname, '../vendor/${vendored.get(args.path)}.js'))[${JSON.stringify(args.path)}];`,
+      resolveDir: root,
+      loader: 'js',
+    }));
+  },
+};
+
+const outputs = [join(gatewayDir, 'cli.bundle.js')];
+await build({
+  ...common,
+  entryPoints: [join(root, 'src/gateway/cli/main.ts')],
+  outfile: outputs[0],
+  external: outside.flatMap((d) => [d, `${d}/*`]),
+  plugins: [vendorPlugin],
 });
-if (result.errors.length) process.exit(1);
-// dist/src/gateway/cli.js reads the bundle as Latin-1 (bundle-loader.ts): hold it to ASCII here.
-const bytes = await readFile(outfile);
-const bad = bytes.findIndex((b) => b > 0x7f);
-if (bad >= 0) {
+for (const [name, pkgs] of Object.entries(VENDOR)) {
+  const outfile = join(vendorDir, `${name}.js`);
+  outputs.push(outfile);
+  await build({
+    ...common,
+    stdin: { contents: pkgs.map((p) => `exports[${JSON.stringify(p)}] = require(${JSON.stringify(p)});`).join('\n'), resolveDir: root, sourcefile: `vendor-${name}.js` },
+    outfile,
+  });
+}
+
+// bundle-loader.ts reads these as Latin-1: hold them to ASCII here.
+for (const file of outputs) {
+  const bytes = await readFile(file);
+  const bad = bytes.findIndex((b) => b > 0x7f);
+  if (bad < 0) continue;
   const near = bytes.subarray(Math.max(0, bad - 60), bad + 20).toString('utf8');
   // esbuild escapes non-ASCII in strings and templates but leaves regular expression literals as written.
-  throw new Error(`build-server: ${outfile} has a non-ASCII byte at ${bad}, in: ${near}\nWrite that character as a \\u escape in the source.`);
+  throw new Error(`build-server: ${file} has a non-ASCII byte at ${bad}, in: ${near}\nWrite that character as a \\u escape in the source.`);
 }

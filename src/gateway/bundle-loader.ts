@@ -1,24 +1,37 @@
 /**
- * `loadBundle(file)`: runs one CommonJS file as a module (its own `require` resolving from its folder,
- * `module`, `exports`, `__filename`, `__dirname`) and returns its exports, like `require` would. The file
- * is read in 64 KiB pieces: one large read would be one large malloc, and freeing it lifts glibc's
- * dynamic mmap threshold to its size, after which the process keeps up to twice that of freed memory
- * (~5 MB for the gateway bundle). The pieces are decoded as Latin-1, so the file must be ASCII (esbuild's
- * default output); anything else is refused with the offset of the first other byte.
+ * `loadBundle(file)`: `require(file)` for the gateway's bundles (cli.bundle.js and vendor/*.js, built by
+ * scripts/build-server.mjs): the file runs once as a CommonJS module, is kept in `require.cache` under its
+ * path, and later calls return its exports. It is read in 64 KiB pieces: one large read is one large
+ * malloc, and freeing it lifts glibc's dynamic mmap threshold to its size, after which the process keeps
+ * up to twice that of freed memory (~5 MB for the gateway bundle). The pieces are decoded as Latin-1, so
+ * the file must be ASCII (esbuild's output); anything else is refused with the offset of the first other byte.
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import { isAscii } from 'node:buffer';
-import { createRequire } from 'node:module';
-import { dirname } from 'node:path';
+import Module from 'node:module';
+import { dirname, resolve } from 'node:path';
 import { compileFunction } from 'node:vm';
 
 const PIECE = 64 * 1024;
 
-export function loadBundle(file: string): unknown {
+export function loadBundle(path: string): unknown {
+  const file = resolve(path);
+  const cached = require.cache[file];
+  if (cached) return cached.exports;
   const source = readAscii(file);
   const wrapper = compileFunction(source, ['exports', 'require', 'module', '__filename', '__dirname'], { filename: file }) as (...a: unknown[]) => void;
-  const module = { exports: {} as unknown, filename: file };
-  wrapper.call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
+  // A real module object in require.cache (documented as writable): a second load, or a plain require of
+  // the same path, gets these exports instead of running the file again.
+  const module = new Module(file);
+  module.filename = file;
+  require.cache[file] = module;
+  try {
+    wrapper.call(module.exports, module.exports, Module.createRequire(file), module, file, dirname(file));
+  } catch (e) {
+    delete require.cache[file];
+    throw e;
+  }
+  module.loaded = true;
   return module.exports;
 }
 

@@ -1,12 +1,17 @@
 /**
- * loadBundle (the executable's loader of the gateway bundle): a CommonJS file runs as a module with its
- * own require, module, exports, __filename and __dirname; a file spanning several read pieces arrives
- * whole; a missing file says to build; a non-ASCII byte is refused with its offset.
+ * loadBundle (the loader of the gateway's bundles): a CommonJS file runs once as a module with its own
+ * require, module, exports, __filename and __dirname, and stays in require.cache unless it threw; a file
+ * spanning several read pieces arrives whole; a missing file says to build; a non-ASCII byte is refused.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadBundle } from '../../src/gateway/bundle-loader';
+import { assertGatewayBuilt } from '../e2e/gateway-process';
+
+const BUILT = join(__dirname, '../../dist/src/gateway/bundle-loader.js');
+beforeAll(() => assertGatewayBuilt());
 
 let dir: string;
 beforeEach(() => {
@@ -33,6 +38,31 @@ describe('loadBundle', () => {
   it('returns what the file assigns to module.exports', () => {
     writeFileSync(join(dir, 'b.js'), 'module.exports = { main: () => "ran" };');
     expect((loadBundle(join(dir, 'b.js')) as { main(): string }).main()).toBe('ran');
+  });
+
+  // In a node process of its own: jest gives each test file a require.cache of its own.
+  it('runs a file once: later loads, and require, get the same exports', () => {
+    writeFileSync(join(dir, 'once.js'), 'globalThis.runs = (globalThis.runs ?? 0) + 1; exports.made = {};');
+    const script = `
+const { loadBundle } = require(${JSON.stringify(BUILT)});
+const first = loadBundle(${JSON.stringify(join(dir, 'once.js'))});
+const again = loadBundle(${JSON.stringify(join(dir, '.', 'once.js'))});
+const required = require(${JSON.stringify(join(dir, 'once.js'))});
+process.stdout.write(JSON.stringify({ again: again === first, required: required === first, runs: globalThis.runs }));`;
+    expect(JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }))).toEqual({ again: true, required: true, runs: 1 });
+  });
+
+  it('a file that throws while it runs is not kept: the next load runs it again', () => {
+    const file = join(dir, 'throws.js');
+    writeFileSync(file, 'throw new Error("not yet");');
+    const script = `
+const { writeFileSync } = require('node:fs');
+const { loadBundle } = require(${JSON.stringify(BUILT)});
+let error;
+try { loadBundle(${JSON.stringify(file)}); } catch (e) { error = e.message; }
+writeFileSync(${JSON.stringify(file)}, 'exports.ok = true;');
+process.stdout.write(JSON.stringify({ error, then: loadBundle(${JSON.stringify(file)}) }));`;
+    expect(JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }))).toEqual({ error: 'not yet', then: { ok: true } });
   });
 
   it('reads a file larger than one piece whole', () => {

@@ -6,7 +6,7 @@
  * request, and a configured platform (Telegram, against its fake) brings its own SDK and no other. What was
  * loaded is read from `require.cache` by a `--require` hook when the process exits
  * (test/fixtures/hooks/record-packages.js), so nothing depends on timing; the gateway's own code and the
- * packages bundled with it (scripts/build-server.mjs) come from the one bundle file, not module by module.
+ * packages bundled with it come from one bundle file, each SDK from its vendor bundle (scripts/build-server.mjs).
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -150,39 +150,37 @@ describe('the gateway process', () => {
 
 const HOOK = resolve(__dirname, '../fixtures/hooks/record-packages.js');
 const PLATFORM_SDKS = ['grammy', '@slack/bolt', '@slack/web-api', 'discord.js', '@discordjs/ws'];
+const VENDOR = { grammy: 'dist/src/vendor/grammy.js', slack: 'dist/src/vendor/slack.js', discord: 'dist/src/vendor/discord.js', openai: 'dist/src/vendor/openai.js' };
 
-/** The gateway with the package-recording hook; `packages()` stops it and lists what it loaded. */
-async function recorded(env: Record<string, string> = {}): Promise<{ gw: GatewayProcess; packages(): Promise<string[]>; own(): Promise<string[]> }> {
+/**
+ * The gateway with the package-recording hook; `loaded()` stops it and lists what it loaded: npm packages
+ * required from node_modules by name, and the gateway's own files (the bundles among them) as dist/… paths.
+ */
+async function recorded(env: Record<string, string> = {}): Promise<{ gw: GatewayProcess; loaded(): Promise<{ packages: string[]; own: string[] }> }> {
   const out = join(home, 'loaded.txt');
   const ownOut = join(home, 'loaded-own.txt');
   const gw = await start({ nodeArgs: ['--require', HOOK], env: { PG_LOADED_PACKAGES_OUT: out, PG_LOADED_OWN_OUT: ownOut, ...env } });
   const lines = async (f: string) => (await readFile(f, 'utf8')).split('\n').filter(Boolean);
   return {
     gw,
-    packages: async () => {
+    loaded: async () => {
       expect(await gw.stop()).toBe(0);
-      return lines(out);
+      const own = (await lines(ownOut)).filter((f) => f.includes('/dist/src/')).map((f) => f.slice(f.indexOf('/dist/src/') + 1));
+      return { packages: await lines(out), own };
     },
-    own: () => lines(ownOut),
   };
 }
 
 describe('load only what is configured', () => {
-  it('with only the web playground: no chat platform SDK, no MCP SDK, no model SDK and no PostgreSQL driver at start', async () => {
+  it('with only the web playground: the gateway bundle, SQLite, and no SDK of a platform, the model, MCP or PostgreSQL', async () => {
     const r = await recorded();
     expect((await fetch(`${r.gw.url}/readyz`)).status).toBe(200);
-    const loaded = await r.packages();
-    expect(loaded).toContain('better-sqlite3');
-    for (const sdk of [...PLATFORM_SDKS, '@modelcontextprotocol/sdk', 'openai', 'pg']) expect(loaded).not.toContain(sdk);
-  });
-
-  it('runs from the one-file bundle: express, zod and the gateway\'s own modules are not loaded one by one', async () => {
-    const r = await recorded();
-    expect((await fetch(`${r.gw.url}/readyz`)).status).toBe(200);
-    const loaded = await r.packages();
-    for (const bundled of ['express', 'zod', 'yaml', 'pino']) expect(loaded).not.toContain(bundled);
-    const ownUnderDist = (await r.own()).filter((f) => f.includes('/dist/src/')).map((f) => f.slice(f.indexOf('/dist/src/') + 1));
-    expect(ownUnderDist).toEqual(['dist/src/gateway/bundle-loader.js', 'dist/src/gateway/cli.js']);
+    const { packages, own } = await r.loaded();
+    expect(packages).toContain('better-sqlite3');
+    for (const sdk of [...PLATFORM_SDKS, '@modelcontextprotocol/sdk', 'openai', 'pg']) expect(packages).not.toContain(sdk);
+    // express, zod and the gateway's own modules come from the one bundle, not module by module
+    for (const bundled of ['express', 'zod', 'yaml', 'pino']) expect(packages).not.toContain(bundled);
+    expect(own).toEqual(['dist/src/gateway/bundle-loader.js', 'dist/src/gateway/cli.bundle.js', 'dist/src/gateway/cli.js']);
   });
 
   it('the model SDK comes with the first model request, still no platform or MCP SDK', async () => {
@@ -191,9 +189,10 @@ describe('load only what is configured', () => {
     await fetch(`${r.gw.url}/api/web/conversations/lazy/messages`, { method: 'POST', headers: auth, body: JSON.stringify({ text: 'hi' }) });
     for (let i = 0; i < 400 && model.requests.length === 0; i++) await new Promise((res) => setTimeout(res, 25));
     expect(model.requests.length).toBeGreaterThan(0);
-    const loaded = await r.packages();
-    expect(loaded).toContain('openai');
-    for (const sdk of [...PLATFORM_SDKS, '@modelcontextprotocol/sdk']) expect(loaded).not.toContain(sdk);
+    const { packages, own } = await r.loaded();
+    expect(own).toContain(VENDOR.openai);
+    for (const v of [VENDOR.grammy, VENDOR.slack, VENDOR.discord]) expect(own).not.toContain(v);
+    for (const sdk of [...PLATFORM_SDKS, '@modelcontextprotocol/sdk', 'openai']) expect(packages).not.toContain(sdk);
   });
 
   it('with Telegram configured: grammY, and neither Bolt nor discord.js', async () => {
@@ -202,9 +201,10 @@ describe('load only what is configured', () => {
     try {
       const r = await recorded({ TELEGRAM_BOT_TOKEN: token, TELEGRAM_API_ROOT: apiRoot });
       for (let i = 0; i < 400 && (await fetch(`${r.gw.url}/readyz`)).status !== 200; i++) await new Promise((res) => setTimeout(res, 25));
-      const loaded = await r.packages();
-      expect(loaded).toContain('grammy');
-      for (const sdk of ['@slack/bolt', '@slack/web-api', 'discord.js', '@discordjs/ws', '@modelcontextprotocol/sdk', 'openai']) expect(loaded).not.toContain(sdk);
+      const { packages, own } = await r.loaded();
+      expect(own).toContain(VENDOR.grammy);
+      for (const v of [VENDOR.slack, VENDOR.discord, VENDOR.openai]) expect(own).not.toContain(v);
+      for (const sdk of [...PLATFORM_SDKS, '@modelcontextprotocol/sdk', 'openai']) expect(packages).not.toContain(sdk);
     } finally {
       await tg.stop();
     }
