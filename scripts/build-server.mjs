@@ -50,10 +50,14 @@ const common = {
   logLevel: 'warning',
 };
 
-/** In the main bundle, a vendored package is its entry in the vendor file, loaded at first require. */
+/**
+ * In the main bundle, a vendored package is its entry in the vendor file, loaded at first require by the
+ * loader the executable already loaded (dist/src/gateway/bundle-loader.js, beside the main bundle).
+ */
 const vendorPlugin = {
   name: 'vendor',
   setup(b) {
+    b.onResolve({ filter: /^\.\/bundle-loader\.js$/, namespace: 'vendor' }, (args) => ({ path: args.path, external: true }));
     b.onResolve({ filter: /^[^./]/ }, (args) => {
       const top = args.path.startsWith('@') ? args.path.split('/').slice(0, 2).join('/') : args.path.split('/')[0];
       if (!vendored.has(top)) return undefined;
@@ -61,7 +65,7 @@ const vendorPlugin = {
       return { path: args.path, namespace: 'vendor' };
     });
     b.onLoad({ filter: /.*/, namespace: 'vendor' }, (args) => ({
-      contents: `const { loadBundle } = require(${JSON.stringify(join(root, 'src/gateway/bundle-loader.ts'))});
+      contents: `const { loadBundle } = require('./bundle-loader.js');
 module.exports = loadBundle(require('node:path').join(__dirname, '../vendor/${vendored.get(args.path)}.js'))[${JSON.stringify(args.path)}];`,
       resolveDir: root,
       loader: 'js',
