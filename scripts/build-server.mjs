@@ -46,7 +46,6 @@ const common = {
   minifySyntax: true,
   charset: 'ascii',
   legalComments: 'external',
-  sourcemap: 'external',
   logLevel: 'warning',
 };
 
@@ -78,6 +77,8 @@ await build({
   ...common,
   entryPoints: [join(root, 'src/gateway/cli/main.ts')],
   outfile: outputs[0],
+  // A trace's line and column in the bundle map back to src/ with it; the vendor bundles keep names only.
+  sourcemap: 'external',
   external: outside.flatMap((d) => [d, `${d}/*`]),
   plugins: [vendorPlugin],
 });
