@@ -29,6 +29,7 @@ export class ShardLink {
   readonly client: Client;
   private closed = false;
   private abort?: (err: Error) => void;
+  private opening?: Promise<void>;
 
   constructor(readonly shards: number[], private readonly d: ShardLinkDeps) {
     this.client = createClient(d.config, d.book, shards, d.config.shardCount ?? 1);
@@ -47,7 +48,12 @@ export class ShardLink {
     return this.client.guilds.cache.size;
   }
 
-  async open(): Promise<void> {
+  open(): Promise<void> {
+    this.opening = this.login();
+    return this.opening;
+  }
+
+  private async login(): Promise<void> {
     let timer: TimerHandle | undefined;
     const ready = new Promise<void>((resolve, reject) => {
       this.abort = reject;
@@ -70,6 +76,9 @@ export class ShardLink {
   async close(): Promise<void> {
     this.closed = true;
     this.abort?.(new Error('the connection was closed before READY'));
+    // discord.js destroys a client once: a destroy while login() waits for the gateway URL is spent before
+    // the websocket exists, which then connects and reconnects for good. So the destroy waits for login.
+    await this.opening?.catch(() => undefined);
     await this.client.destroy().catch(() => undefined);
   }
 
