@@ -1,10 +1,10 @@
 /**
  * The one place an `openai` SDK client is built for a model connection, shared by GenerativeModel and the
  * endpoint probe (doctor), so both reach the same base URL with the same credentials: `maxRetries: 0`
- * (callers own retries), SDK logging off, and no Authorization header at all for a keyless endpoint on
- * this machine or a private network; nothing read from the process environment. A client type that is not
- * the chat protocol, or a missing key for a
- * public host, is a setup failure returned instead of a client (no request is ever sent for it).
+ * (callers own retries), SDK logging off, requests over `modelFetch`, and no Authorization header at all
+ * for a keyless endpoint on this machine or a private network; nothing read from the process environment.
+ * A client type that is not the chat protocol, or a missing key for a public host, is a setup failure
+ * returned instead of a client (no request is ever sent for it).
  * `sharedClient` hands every model of the same connection one client (it holds only that configuration;
  * requests carry their own options), so a session costs no client of its own.
  */
@@ -12,6 +12,7 @@ import type OpenAI from 'openai';
 import type { LLMOutcome } from '../interfaces';
 import { describeError } from './classify';
 import { openaiSdk } from './openai-sdk';
+import { modelFetch } from './model-fetch';
 import { isPrivateBaseUrl } from './private-host';
 
 /** Client types spoken here; anything else names a different wire protocol. */
@@ -50,6 +51,7 @@ export function openAIClient(t: ClientTarget): ClientResult {
       webhookSecret: null,
       maxRetries: 0,
       logLevel: 'off',
+      fetch: modelFetch,
       ...(keyless ? { defaultHeaders: { Authorization: null } } : {}),
     });
     return { ok: true, client };
