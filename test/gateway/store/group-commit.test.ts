@@ -64,6 +64,17 @@ test('each caller gets its own result; a failing statement is undone and rejecte
   expect(db.prepare('SELECT id, v FROM items ORDER BY id').all()).toEqual([{ id: 1, v: 'changed' }, { id: 2, v: 'changed' }]);
 });
 
+test('a statement that fails part way is undone whole, the rest of its group kept', async () => {
+  await insert(1);
+  const results = await Promise.allSettled([
+    insert(2),
+    sql.run('INSERT INTO items (id, v) VALUES (5, ?), (1, ?)', 'first row', 'duplicate'),
+    insert(3),
+  ]);
+  expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+  expect(ids()).toEqual([1, 2, 3]);
+});
+
 test('a transaction in the group is all or nothing and sees the writes issued before it', async () => {
   const first = insert(1);
   const seen = sql.tx(async (t) => {

@@ -1,7 +1,8 @@
 /**
  * `Sql` on one better-sqlite3 connection, with group commit: the writes and transactions issued by one
- * callback and its promise chains run as one BEGIN IMMEDIATE … COMMIT, each in its own SAVEPOINT (a failing
- * one is undone and rejected alone), each caller resolved once the group is committed. Reads run at once
+ * callback and its promise chains run as one BEGIN IMMEDIATE … COMMIT, each transaction in its own SAVEPOINT
+ * (a statement is undone alone by SQLite itself), a failing one undone and rejected alone, each caller
+ * resolved once the group is committed. Reads run at once
  * unless writes are queued or a group is open, then in order behind them. A group holds its database
  * file's gate, so no other statement of this process on that file (another connection) interleaves.
  */
@@ -41,6 +42,16 @@ const isRead = (j: Job): boolean => j.kind === 'stmt' && j.stmt.readonly;
 /** The group's transaction ended under it (SQLite rolls back on I/O errors, a full disk, out of memory). */
 class GroupLost extends Error {}
 
+/** Transaction control, prepared once: `exec` compiles its SQL on every call. */
+interface Control {
+  begin: Database.Statement;
+  commit: Database.Statement;
+  rollback: Database.Statement;
+  savepoint: Database.Statement;
+  release: Database.Statement;
+  rollbackTo: Database.Statement;
+}
+
 export class SqliteSql implements Sql {
   private readonly cache = new Map<string, Database.Statement>();
   private readonly gate: Gate;
@@ -48,6 +59,7 @@ export class SqliteSql implements Sql {
   private readonly inside: Sql;
   private queue: Job[] = [];
   private flushing: Promise<void> | undefined;
+  private control?: Control;
 
   constructor(
     readonly db: Database.Database,
@@ -71,6 +83,17 @@ export class SqliteSql implements Sql {
       this.cache.set(sql, s);
     }
     return s;
+  }
+
+  private get ctl(): Control {
+    return (this.control ??= {
+      begin: this.db.prepare('BEGIN IMMEDIATE'),
+      commit: this.db.prepare('COMMIT'),
+      rollback: this.db.prepare('ROLLBACK'),
+      savepoint: this.db.prepare('SAVEPOINT job'),
+      release: this.db.prepare('RELEASE job'),
+      rollbackTo: this.db.prepare('ROLLBACK TO job'),
+    });
   }
 
   get<T>(sql: string, ...params: unknown[]): Promise<T | undefined> {
@@ -142,8 +165,9 @@ export class SqliteSql implements Sql {
       for (const j of jobs) await this.runAlone(j);
       return;
     }
+    const ctl = this.ctl;
     try {
-      this.db.exec('BEGIN IMMEDIATE');
+      ctl.begin.run();
     } catch (e) {
       // The write lock stayed with another process past the busy timeout: the writes fail with that.
       for (const j of jobs) await (isRead(j) ? this.runAlone(j) : j.reject(e));
@@ -151,10 +175,10 @@ export class SqliteSql implements Sql {
     }
     const settled: (() => void)[] = [];
     try {
-      for (const j of jobs) settled.push(await this.inSavepoint(j));
-      this.db.exec('COMMIT');
+      for (const j of jobs) settled.push(j.kind === 'stmt' ? this.inGroup(j) : await this.inSavepoint(j));
+      ctl.commit.run();
     } catch (e) {
-      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      if (this.db.inTransaction) ctl.rollback.run();
       // Nothing of the group is kept: each job runs again on its own and gets its own outcome.
       for (const j of jobs) await this.runAlone(j);
       return;
@@ -162,25 +186,33 @@ export class SqliteSql implements Sql {
     for (const s of settled) s();
   }
 
-  /** Runs a job inside the open group; returns how to settle its caller once the group commits. */
-  private async inSavepoint(j: Job): Promise<() => void> {
-    if (j.kind === 'stmt' && j.stmt.readonly) {
-      try {
-        const out = this.run1(j);
-        return () => j.resolve(out);
-      } catch (e) {
-        return () => j.reject(e);
-      }
-    }
-    this.db.exec('SAVEPOINT job');
+  /**
+   * Runs a statement inside the open group; returns how to settle its caller once the group commits. A
+   * statement that fails is undone by SQLite alone (its default ABORT), the transaction going on, unless
+   * SQLite rolled the whole of it back.
+   */
+  private inGroup(j: Job & { kind: 'stmt' }): () => void {
     try {
-      const out = j.kind === 'tx' ? await j.fn(this.inside) : this.run1(j);
-      this.db.exec('RELEASE job');
+      const out = this.run1(j);
       return () => j.resolve(out);
     } catch (e) {
       if (!this.db.inTransaction) throw new GroupLost('the group transaction was rolled back', { cause: e });
-      this.db.exec('ROLLBACK TO job');
-      this.db.exec('RELEASE job');
+      return () => j.reject(e);
+    }
+  }
+
+  /** Runs a transaction inside the open group in its own savepoint. */
+  private async inSavepoint(j: Job & { kind: 'tx' }): Promise<() => void> {
+    const ctl = this.ctl;
+    ctl.savepoint.run();
+    try {
+      const out = await j.fn(this.inside);
+      ctl.release.run();
+      return () => j.resolve(out);
+    } catch (e) {
+      if (!this.db.inTransaction) throw new GroupLost('the group transaction was rolled back', { cause: e });
+      ctl.rollbackTo.run();
+      ctl.release.run();
       return () => j.reject(e);
     }
   }
@@ -193,13 +225,14 @@ export class SqliteSql implements Sql {
   private async runAlone(j: Job): Promise<void> {
     try {
       if (j.kind === 'stmt') return j.resolve(this.run1(j));
-      this.db.exec('BEGIN IMMEDIATE');
+      const ctl = this.ctl;
+      ctl.begin.run();
       try {
         const out = await j.fn(this.inside);
-        this.db.exec('COMMIT');
+        ctl.commit.run();
         j.resolve(out);
       } catch (e) {
-        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+        if (this.db.inTransaction) ctl.rollback.run();
         throw e;
       }
     } catch (e) {
