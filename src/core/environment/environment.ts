@@ -43,7 +43,8 @@ export class Environment implements EnvironmentInterface {
   private readonly subagents: SubagentManager;
   private readonly mcp: McpManager;
   private readonly notices = new NoticeHub();
-  private readonly env: Record<string, string>;
+  /** Built at the first tool call: most sessions never run one, and a burst of new ones need not pay for it. */
+  private subprocessEnv?: Record<string, string>;
   private readonly confinement?: PathConfinement;
   private connectEventsSent = false;
   private disposing: Promise<void> | null = null;
@@ -52,12 +53,15 @@ export class Environment implements EnvironmentInterface {
     const hostEnv = options.hostEnv ?? process.env;
     const warn = options.warn ?? ((m: string) => process.emitWarning(m, 'PenguinEnvironmentWarning'));
     const envPolicy = options.envPolicy ?? INHERIT_HOST_ENV;
-    this.env = buildSubprocessEnv(hostEnv, config.vault ?? {}, envPolicy, config.workspaceDir);
     if (config.confinement) this.confinement = new PathConfinement(config.confinement);
     this.commands = new CommandSessionManager({ shell: hostEnv.PENGUIN_SHELL || 'bash', notify: this.notices.emit, now: options.now, sandbox: config.sandbox });
     this.subagents = new SubagentManager({ runner: config.services?.subagentRunner, notify: this.notices.emit, now: options.now });
     this.builtins = assembleBuiltins(config.toolConfig.customTools, config.vision ?? true, { commands: this.commands, subagents: this.subagents }, warn);
     this.mcp = new McpManager(config.toolConfig.mcpServers, { workspaceDir: config.workspaceDir, hostEnv, envPolicy, warn });
+  }
+
+  private get env(): Record<string, string> {
+    return (this.subprocessEnv ??= buildSubprocessEnv(this.options.hostEnv ?? process.env, this.config.vault ?? {}, this.options.envPolicy ?? INHERIT_HOST_ENV, this.config.workspaceDir));
   }
 
   async listTools(): Promise<ToolDefinition[]> {

@@ -179,6 +179,24 @@ test('subprocesses get the vault and forced variables but not the dropped host v
   expect(out.output).toBe('s3cret|unset|unset|yes|dumb|cat|1\n');
 });
 
+test('the subprocess environment is built at the first tool call, not when the session opens', async () => {
+  let enumerated = 0;
+  const hostEnv = new Proxy(fastHostEnv({ KEEP_ME: 'yes' }), {
+    ownKeys(target) {
+      enumerated++;
+      return Reflect.ownKeys(target);
+    },
+  });
+  const { env } = setup({ hostEnv });
+  await env.listTools();
+  expect(enumerated).toBe(0);
+  const { out } = await call(env, 'exec_command', exec({ cmd: 'echo "$KEEP_ME"' }));
+  expect(out.output).toBe('yes\n');
+  expect(enumerated).toBe(1);
+  await call(env, 'exec_command', exec({ cmd: 'true' }));
+  expect(enumerated).toBe(1);
+});
+
 test('dispose kills background process groups', async () => {
   const { env, workspace } = setup();
   const pidFile = path.join(workspace, 'd.pid');
