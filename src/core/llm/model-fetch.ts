@@ -21,7 +21,9 @@ export async function modelFetch(input: string | URL | Request, init: RequestIni
   const url = typeof input === 'string' ? parseUrl(input) : input instanceof URL ? input : null;
   if (!plainBody || !url || (url.protocol !== 'http:' && url.protocol !== 'https:')) return fetch(input, init);
   const signal = init.signal ?? undefined;
-  const res = await send(url, init.method ?? 'GET', headersOf(init.headers), body ?? undefined, signal);
+  // Encoded once here: a string body would be measured for its length and then encoded again.
+  const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : (body ?? undefined);
+  const res = await send(url, init.method ?? 'GET', headersOf(init.headers), bytes, signal);
   if (REDIRECTS.has(res.statusCode ?? 0) && res.headers.location) {
     res.resume();
     return fetch(input, init);
@@ -50,10 +52,10 @@ function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
 }
 
-function send(url: URL, method: string, headers: Record<string, string>, body: string | Uint8Array | undefined, signal?: AbortSignal): Promise<http.IncomingMessage> {
+function send(url: URL, method: string, headers: Record<string, string>, body: Uint8Array | undefined, signal?: AbortSignal): Promise<http.IncomingMessage> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(abortReason(signal));
-    if (body !== undefined) headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+    if (body !== undefined) headers['content-length'] = String(body.byteLength);
     headers['accept-encoding'] ??= 'gzip, deflate, br';
     const req = (url.protocol === 'https:' ? https : http).request(url, { method, headers });
     let res: http.IncomingMessage | undefined;
