@@ -47,17 +47,23 @@ export class SecretRedactor {
    */
   redactLive(text: string): string {
     if (!this.pattern) return text;
-    let kept = text;
-    for (let cut = this.partialTail(kept); cut > 0; cut = this.partialTail(kept)) kept = kept.slice(0, kept.length - cut);
-    return this.redact(kept);
+    const end = this.keptLength(text);
+    return this.redact(end === text.length ? text : text.slice(0, end));
   }
 
-  /** Length of the longest tail of `text` that is a proper prefix of some secret. */
-  private partialTail(text: string): number {
+  /** How much of `text` a live view shows: without every trailing piece that could begin a secret. */
+  private keptLength(text: string): number {
+    let end = text.length;
+    for (let cut = this.partialTail(text, end); cut > 0; cut = this.partialTail(text, end)) end -= cut;
+    return end;
+  }
+
+  /** Length of the longest tail of `text` up to `end` that is a proper prefix of some secret (no slices: it runs on every streamed token). */
+  private partialTail(text: string, end: number): number {
     let cut = 0;
     for (const s of this.ordered) {
-      for (let k = Math.min(s.length - 1, text.length); k > cut; k--) {
-        if (text.endsWith(s.slice(0, k))) {
+      for (let k = Math.min(s.length - 1, end); k > cut; k--) {
+        if (endsWithPrefix(text, end, s, k)) {
           cut = k;
           break;
         }
@@ -71,6 +77,13 @@ export class SecretRedactor {
     if (!this.pattern) return value;
     return walk(value, (s) => this.redact(s)) as T;
   }
+}
+
+/** Whether text[end - k, end) equals the first k characters of `s`. */
+function endsWithPrefix(text: string, end: number, s: string, k: number): boolean {
+  const from = end - k;
+  for (let i = k - 1; i >= 0; i--) if (text.charCodeAt(from + i) !== s.charCodeAt(i)) return false;
+  return true;
 }
 
 function mask(secret: string): string {
