@@ -1,10 +1,9 @@
 /**
  * `Sql` on one better-sqlite3 connection, with group commit: the writes and transactions issued by one
- * callback and its promise chains run as one BEGIN IMMEDIATE … COMMIT, each transaction in its own SAVEPOINT
- * (a statement is undone alone by SQLite itself), a failing one undone and rejected alone, each caller
- * resolved once the group is committed. Reads run at once
- * unless writes are queued or a group is open, then in order behind them. A group holds its database
- * file's gate, so no other statement of this process on that file (another connection) interleaves.
+ * callback and its promise chains run as one BEGIN IMMEDIATE … COMMIT; a failing statement or transaction
+ * is undone (a transaction in its own SAVEPOINT, a statement by SQLite itself) and rejected alone, each caller
+ * resolved once the group is committed. Reads run at once unless writes are queued or a group is open (then
+ * behind them); a group holds its file's gate, so no other connection of this process interleaves.
  */
 import type Database from 'better-sqlite3';
 import { resolve } from 'node:path';
