@@ -156,17 +156,18 @@ const VENDOR = { grammy: 'dist/src/vendor/grammy.js', slack: 'dist/src/vendor/sl
  * The gateway with the package-recording hook; `loaded()` stops it and lists what it loaded: npm packages
  * required from node_modules by name, and the gateway's own files (the bundles among them) as dist/… paths.
  */
-async function recorded(env: Record<string, string> = {}): Promise<{ gw: GatewayProcess; loaded(): Promise<{ packages: string[]; own: string[] }> }> {
+async function recorded(env: Record<string, string> = {}): Promise<{ gw: GatewayProcess; loaded(): Promise<{ packages: string[]; own: string[]; builtins: string[] }> }> {
   const out = join(home, 'loaded.txt');
   const ownOut = join(home, 'loaded-own.txt');
-  const gw = await start({ nodeArgs: ['--require', HOOK], env: { PG_LOADED_PACKAGES_OUT: out, PG_LOADED_OWN_OUT: ownOut, ...env } });
+  const builtinsOut = join(home, 'loaded-builtins.txt');
+  const gw = await start({ nodeArgs: ['--require', HOOK], env: { PG_LOADED_PACKAGES_OUT: out, PG_LOADED_OWN_OUT: ownOut, PG_LOADED_BUILTINS_OUT: builtinsOut, ...env } });
   const lines = async (f: string) => (await readFile(f, 'utf8')).split('\n').filter(Boolean);
   return {
     gw,
     loaded: async () => {
       expect(await gw.stop()).toBe(0);
       const own = (await lines(ownOut)).filter((f) => f.includes('/dist/src/')).map((f) => f.slice(f.indexOf('/dist/src/') + 1));
-      return { packages: await lines(out), own };
+      return { packages: await lines(out), own, builtins: await lines(builtinsOut) };
     },
   };
 }
@@ -175,12 +176,15 @@ describe('load only what is configured', () => {
   it('with only the web playground: the gateway bundle, SQLite, and no SDK of a platform, the model, MCP or PostgreSQL', async () => {
     const r = await recorded();
     expect((await fetch(`${r.gw.url}/readyz`)).status).toBe(200);
-    const { packages, own } = await r.loaded();
+    const { packages, own, builtins } = await r.loaded();
     expect(packages).toContain('better-sqlite3');
     for (const sdk of [...PLATFORM_SDKS, '@modelcontextprotocol/sdk', 'openai', 'pg']) expect(packages).not.toContain(sdk);
     // express, zod and the gateway's own modules come from the one bundle, not module by module
     for (const bundled of ['express', 'zod', 'yaml', 'pino']) expect(packages).not.toContain(bundled);
     expect(own).toEqual(['dist/src/gateway/bundle-loader.js', 'dist/src/gateway/cli.bundle.js', 'dist/src/gateway/cli.js']);
+    // Nothing at start speaks TLS: prom-client's Pushgateway and the model's https transport stay unloaded.
+    expect(builtins).toContain('http');
+    for (const tls of ['tls', 'https']) expect(builtins).not.toContain(tls);
   });
 
   it('the model SDK comes with the first model request, still no platform or MCP SDK', async () => {

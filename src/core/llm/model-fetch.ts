@@ -6,9 +6,13 @@
  * standard's machinery, the largest single cost of opening many conversations at once.
  */
 import * as http from 'node:http';
-import * as https from 'node:https';
+import type * as Https from 'node:https';
 import { pipeline, Readable } from 'node:stream';
 import * as zlib from 'node:zlib';
+
+// Required at first use: loading TLS costs a start ~5 ms and heap that an idle gateway, or one on a plain-http model, never uses.
+let httpsModule: typeof Https | undefined;
+const https = (): typeof Https => (httpsModule ??= require('node:https') as typeof Https);
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 /** Statuses whose Response must have a null body. */
@@ -56,7 +60,7 @@ function send(url: URL, method: string, headers: Record<string, string>, body: U
     if (signal?.aborted) return reject(abortReason(signal));
     if (body !== undefined) headers['content-length'] = String(body.byteLength);
     headers['accept-encoding'] ??= 'gzip, deflate, br';
-    const req = (url.protocol === 'https:' ? https : http).request(url, { method, headers });
+    const req = (url.protocol === 'https:' ? https() : http).request(url, { method, headers });
     let res: http.IncomingMessage | undefined;
     const onAbort = () => {
       const reason = abortReason(signal!) as Error;

@@ -4,7 +4,7 @@
  * methods; `/metrics` serves `text()`. Durations are passed in milliseconds and exported in seconds.
  * Labels take bounded values only (platform, method, status): never user ids, chats or text.
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from './prom';
 
 export type CallOutcome = 'ok' | 'rate_limited' | 'error';
 export type ApprovalVia = 'chat' | 'admin' | 'timeout' | 'abort' | 'mode';
