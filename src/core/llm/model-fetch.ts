@@ -72,7 +72,8 @@ function send(url: URL, method: string, headers: Record<string, string>, body: U
     // Every error is listened to: an abort after the answer began destroys the request with its reason too.
     req.on('error', (e) => {
       done();
-      reject(e);
+      // As fetch does: a TypeError made here, the socket's error as its cause (the SDK keeps only errors of its own realm).
+      reject(signal?.aborted ? abortReason(signal) : new TypeError('fetch failed', { cause: e }));
     });
     req.once('response', (r) => {
       res = r;

@@ -125,12 +125,12 @@ test('aborting during the body errors the body stream with the abort reason', as
   await expect(reader.read()).rejects.toMatchObject({ name: 'AbortError' });
 });
 
-test('a refused connection rejects with the socket error', async () => {
+test('a refused connection rejects as fetch does: a TypeError caused by the socket error', async () => {
   const closed = http.createServer();
   await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
   const port = (closed.address() as AddressInfo).port;
   await new Promise((r) => closed.close(r));
-  await expect(modelFetch(`http://127.0.0.1:${port}/x`)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+  await expect(modelFetch(`http://127.0.0.1:${port}/x`)).rejects.toMatchObject({ name: 'TypeError', message: 'fetch failed', cause: { code: 'ECONNREFUSED' } });
 });
 
 test('a server that drops the connection mid-body errors the body stream', async () => {

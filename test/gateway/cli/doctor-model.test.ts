@@ -121,6 +121,17 @@ it('passes an endpoint without /models when the model answers a one-token reques
   expect(chats().map((q) => q.body.model)).toEqual(['my-model']);
 });
 
+it('leaves its report readable when the key is a short placeholder', async () => {
+  const base = await serve({ apiKey: KEY });
+  // A placeholder as local servers are often given: masking it everywhere would cut into every word.
+  Object.assign(c.env, { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: base, PENGUIN_MODEL: 'my-model' });
+  const r = await c.run(['doctor']);
+  expect(r.code).toBe(1);
+  const [line] = modelLines(r.stdout);
+  expect(line).toMatch(new RegExp(`^✗ model +${base} rejected the API key for openai/my-model \\(HTTP 401: Incorrect API key provided\\)`));
+  expect(fixAfter(r.stdout, line!)).toBe(`set OPENAI_API_KEY to a valid key for ${base}`);
+});
+
 it('fails an endpoint without /models whose completion rejects the key', async () => {
   const base = await serve({ apiKey: KEY });
   Object.assign(c.env, { OPENAI_API_KEY: WRONG, OPENAI_BASE_URL: base, PENGUIN_MODEL: 'my-model' });

@@ -5,6 +5,7 @@
  * `modelSetupProblem`, `GET /models` with the key, else a one-token chat completion. One line per distinct
  * model; fails whenever `start` could not answer, warns only on provider trouble (408, 429, 5xx).
  */
+import { SecretRedactor } from '../../../adapters/render';
 import { loadAgent } from '../../../core/compose';
 import { listModels, pingModel, type ClientTarget, type EndpointAnswer } from '../../../core/llm';
 import { DEFAULT_OPENAI_BASE_URL, effectiveModels, modelSetupProblem, type ResolvedModel } from '../../../core/state';
@@ -71,7 +72,10 @@ async function checkOne(x: Resolved, timeoutMs: number): Promise<Omit<CheckResul
     x.firstStart ? `${x.agents[0].split('/')[0]} does not exist yet: start creates it with this model` : '',
   ].filter(Boolean).join('; ');
   const withNote = (detail: string) => (note ? `${detail} (${note})` : detail);
-  const scrub = (s: string) => (conn.apiKey ? s.split(conn.apiKey).join('[redacted]') : s);
+  // The redactor skips placeholder keys too short to be secrets ("x", "k"): masking them would cut into every word.
+  const redactor = new SecretRedactor();
+  redactor.add([conn.apiKey]);
+  const scrub = (s: string) => redactor.redact(s);
   const result = (status: CheckResult['status'], detail: string, fix?: string): Omit<CheckResult, 'name'> => ({ status, detail: scrub(withNote(detail)), ...(fix ? { fix: scrub(fix) } : {}) });
 
   const problem = modelSetupProblem(x.model, x.projectFile);
