@@ -45,14 +45,16 @@ export class Environment implements EnvironmentInterface {
   private readonly notices = new NoticeHub();
   /** Built at the first tool call: most sessions never run one, and a burst of new ones need not pay for it. */
   private subprocessEnv?: Record<string, string>;
+  private readonly hostEnv: NodeJS.ProcessEnv;
+  private readonly envPolicy: SubprocessEnvPolicy;
   private readonly confinement?: PathConfinement;
   private connectEventsSent = false;
   private disposing: Promise<void> | null = null;
 
   constructor(private readonly config: EnvironmentConfig, private readonly options: EnvironmentOptions = {}) {
-    const hostEnv = options.hostEnv ?? process.env;
+    const hostEnv = (this.hostEnv = options.hostEnv ?? process.env);
     const warn = options.warn ?? ((m: string) => process.emitWarning(m, 'PenguinEnvironmentWarning'));
-    const envPolicy = options.envPolicy ?? INHERIT_HOST_ENV;
+    const envPolicy = (this.envPolicy = options.envPolicy ?? INHERIT_HOST_ENV);
     if (config.confinement) this.confinement = new PathConfinement(config.confinement);
     this.commands = new CommandSessionManager({ shell: hostEnv.PENGUIN_SHELL || 'bash', notify: this.notices.emit, now: options.now, sandbox: config.sandbox });
     this.subagents = new SubagentManager({ runner: config.services?.subagentRunner, notify: this.notices.emit, now: options.now });
@@ -61,7 +63,7 @@ export class Environment implements EnvironmentInterface {
   }
 
   private get env(): Record<string, string> {
-    return (this.subprocessEnv ??= buildSubprocessEnv(this.options.hostEnv ?? process.env, this.config.vault ?? {}, this.options.envPolicy ?? INHERIT_HOST_ENV, this.config.workspaceDir));
+    return (this.subprocessEnv ??= buildSubprocessEnv(this.hostEnv, this.config.vault ?? {}, this.envPolicy, this.config.workspaceDir));
   }
 
   async listTools(): Promise<ToolDefinition[]> {
