@@ -90,10 +90,14 @@ function discard(res: http.IncomingMessage): void {
   res.resume();
 }
 
+/** Decoders flush what they have at once (a streamed answer must not wait for a full block) and accept a cut-short end. */
+const SYNC = { flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH };
+const BROTLI_SYNC = { flush: zlib.constants.BROTLI_OPERATION_FLUSH, finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH };
+
 function decoderFor(encoding: string): NodeJS.ReadWriteStream | undefined {
-  if (encoding === 'gzip' || encoding === 'x-gzip') return zlib.createGunzip({ flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH });
-  if (encoding === 'deflate') return zlib.createInflate({ flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH });
-  if (encoding === 'br') return zlib.createBrotliDecompress({ flush: zlib.constants.BROTLI_OPERATION_FLUSH, finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH });
+  if (encoding === 'gzip' || encoding === 'x-gzip') return zlib.createGunzip(SYNC);
+  if (encoding === 'deflate') return zlib.createInflate(SYNC);
+  if (encoding === 'br') return zlib.createBrotliDecompress(BROTLI_SYNC);
   return undefined;
 }
 
