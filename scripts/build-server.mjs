@@ -6,10 +6,11 @@
  *   with Slack's Web API and Socket Mode clients, discord.js, openai), required from the main bundle at
  *   first use as before, one file instead of 150-700 modules each.
  * One file instead of hundreds of modules is what makes a start, and an SDK's first use, fast (no
- * resolution, stat and read per module). Native packages and the rarely used ones (pg, the MCP SDK,
- * marked, jsdiff) stay in node_modules.
+ * resolution, stat and read per module); each gets V8's code cache beside it (scripts/build-code-cache.js).
+ * Native packages and the rarely used ones (pg, the MCP SDK, marked, jsdiff) stay in node_modules.
  */
 import { build } from 'esbuild';
+import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -72,6 +73,20 @@ module.exports = loadBundle(require('node:path').join(__dirname, '../vendor/${ve
   },
 };
 
+/**
+ * The loader is the executable's (dist/src/gateway/bundle-loader.js, which loaded the main bundle): gateway
+ * code that imports it gets that module, with its state, not a copy inside the bundle.
+ */
+const loaderPlugin = {
+  name: 'loader',
+  setup(b) {
+    b.onResolve({ filter: /(^|\/)bundle-loader$/ }, (args) => {
+      if (!args.importer.startsWith(join(root, 'src/gateway/'))) return undefined;
+      return { path: './bundle-loader.js', external: true };
+    });
+  },
+};
+
 const outputs = [join(gatewayDir, 'cli.bundle.js')];
 await build({
   ...common,
@@ -80,7 +95,7 @@ await build({
   // A trace's line and column in the bundle map back to src/ with it; the vendor bundles keep names only.
   sourcemap: 'external',
   external: outside.flatMap((d) => [d, `${d}/*`]),
-  plugins: [vendorPlugin],
+  plugins: [vendorPlugin, loaderPlugin],
 });
 for (const [name, pkgs] of Object.entries(VENDOR)) {
   const outfile = join(vendorDir, `${name}.js`);
@@ -101,3 +116,6 @@ for (const file of outputs) {
   // esbuild escapes non-ASCII in strings and templates but leaves regular expression literals as written.
   throw new Error(`build-server: ${file} has a non-ASCII byte at ${bad}, in: ${near}\nWrite that character as a \\u escape in the source.`);
 }
+
+// V8's code cache of each bundle, beside it: a load takes the compiled code from there (bundle-loader.ts).
+execFileSync(process.execPath, [join(root, 'scripts/build-code-cache.js'), ...outputs], { stdio: 'inherit' });

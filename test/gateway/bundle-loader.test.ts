@@ -1,10 +1,12 @@
 /**
  * loadBundle (the loader of the gateway's bundles): a CommonJS file runs once as a module with its own
  * require, module, exports, __filename and __dirname, and stays in require.cache unless it threw; a file
- * spanning several read pieces arrives whole; a missing file says to build; a non-ASCII byte is refused.
+ * spanning several read pieces arrives whole; a missing file says to build; a non-ASCII byte is refused;
+ * errors point at the file's own lines. Code caches (makeCodeCache), in fresh processes: a later load
+ * uses one; a cache of other content, or one V8 refuses (other flags), is not used, and stderr says so.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadBundle } from '../../src/gateway/bundle-loader';
@@ -86,5 +88,77 @@ process.stdout.write(JSON.stringify({ error, then: loadBundle(${JSON.stringify(f
     writeFileSync(join(dir, 'bad.js'), 'exports.x = ;');
     // (jest runs tests in a realm of their own, so the error's class is compared by name)
     expect(() => loadBundle(join(dir, 'bad.js'))).toThrow(expect.objectContaining({ name: 'SyntaxError', message: "Unexpected token ';'" }));
+  });
+
+  it("points errors at the file's own lines and columns", () => {
+    writeFileSync(join(dir, 'lines.js'), 'exports.a = 1;\n  exports.f = () => { throw new Error("here"); };\n');
+    const m = loadBundle(join(dir, 'lines.js')) as { f(): void };
+    let stack = '';
+    try {
+      m.f();
+    } catch (e) {
+      stack = (e as Error).stack ?? '';
+    }
+    expect(stack.split('\n')[1]).toContain(`${join(dir, 'lines.js')}:2:29`);
+  });
+});
+
+describe('code cache', () => {
+  /** A fresh node process running `script` with the built loader as `loader`, under `flags` set first. */
+  const inNode = (script: string, flags: string[] = []): { out: string; err: string } => {
+    const r = spawnSync(process.execPath, ['-e', `
+const v8 = require('node:v8');
+for (const f of ${JSON.stringify(flags)}) v8.setFlagsFromString(f);
+const loader = require(${JSON.stringify(BUILT)});
+${script}`], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`node exited with ${r.status}: ${r.stderr}`);
+    return { out: r.stdout, err: r.stderr };
+  };
+  const make = (file: string, flags?: string[]) => inNode(`loader.makeCodeCache(${JSON.stringify(file)});`, flags);
+  const load = (file: string, flags?: string[]) => {
+    const r = inNode(`
+const exports_ = loader.loadBundle(${JSON.stringify(file)});
+process.stdout.write(JSON.stringify({ exports: exports_, loads: loader.bundleLoads().map((l) => l.codeCache) }));`, flags);
+    return { ...(JSON.parse(r.out) as { exports: unknown; loads: string[] }), err: r.err };
+  };
+  const bundle = (name: string, answer: number): string => {
+    const file = join(dir, name);
+    // Enough code that V8 has functions to cache, run at load as a bundle's modules are.
+    const fns = Array.from({ length: 50 }, (_, i) => `function f${i}(x) { return x + ${i}; }`).join('\n');
+    writeFileSync(file, `${fns}\nlet sum = 0;\n${Array.from({ length: 50 }, (_, i) => `sum = f${i}(sum);`).join('\n')}\nexports.answer = ${answer};\nexports.sum = sum;\n`);
+    return file;
+  };
+
+  it('a cache the build made is used by the next load, which gives the same exports', () => {
+    const file = bundle('cached.js', 41);
+    expect(load(file)).toEqual({ exports: { answer: 41, sum: 1225 }, loads: ['none'], err: '' });
+    make(file);
+    expect(readFileSync(`${file}.v8cache`).length).toBeGreaterThan(32);
+    expect(load(file)).toEqual({ exports: { answer: 41, sum: 1225 }, loads: ['used'], err: '' });
+  });
+
+  it('a cache made from other content of the same length is not handed to V8: the file as it is runs', () => {
+    const file = bundle('changed.js', 41);
+    make(file);
+    bundle('changed.js', 42);
+    const r = load(file);
+    expect(r.exports).toEqual({ answer: 42, sum: 1225 });
+    expect(r.loads).toEqual(['stale']);
+    expect(r.err).toMatch(/changed\.js\.v8cache was made from another build of it: compiled without it.*npm run build/);
+  });
+
+  it('a cache V8 refuses (made under other V8 flags) leaves the file compiled without it', () => {
+    const file = bundle('flags.js', 7);
+    make(file, ['--expose-gc']);
+    const r = load(file);
+    expect(r.exports).toEqual({ answer: 7, sum: 1225 });
+    expect(r.loads).toEqual(['refused']);
+    expect(r.err).toMatch(/flags\.js\.v8cache was made by another Node or under other V8 flags/);
+    expect(load(file, ['--expose-gc']).loads).toEqual(['used']);
+  });
+
+  it('is made only where a bundle is first loaded', () => {
+    const file = bundle('twice.js', 1);
+    expect(() => inNode(`loader.loadBundle(${JSON.stringify(file)}); loader.makeCodeCache(${JSON.stringify(file)});`)).toThrow(/twice\.js is loaded already/);
   });
 });

@@ -150,24 +150,27 @@ describe('the gateway process', () => {
 
 const HOOK = resolve(__dirname, '../fixtures/hooks/record-packages.js');
 const PLATFORM_SDKS = ['grammy', '@slack/bolt', '@slack/web-api', 'discord.js', '@discordjs/ws'];
+const GATEWAY_BUNDLE = 'dist/src/gateway/cli.bundle.js';
 const VENDOR = { grammy: 'dist/src/vendor/grammy.js', slack: 'dist/src/vendor/slack.js', discord: 'dist/src/vendor/discord.js', openai: 'dist/src/vendor/openai.js' };
 
 /**
  * The gateway with the package-recording hook; `loaded()` stops it and lists what it loaded: npm packages
  * required from node_modules by name, and the gateway's own files (the bundles among them) as dist/… paths.
  */
-async function recorded(env: Record<string, string> = {}): Promise<{ gw: GatewayProcess; loaded(): Promise<{ packages: string[]; own: string[]; builtins: string[] }> }> {
+async function recorded(env: Record<string, string> = {}): Promise<{ gw: GatewayProcess; loaded(): Promise<{ packages: string[]; own: string[]; builtins: string[]; bundles: string[] }> }> {
   const out = join(home, 'loaded.txt');
   const ownOut = join(home, 'loaded-own.txt');
   const builtinsOut = join(home, 'loaded-builtins.txt');
-  const gw = await start({ nodeArgs: ['--require', HOOK], env: { PG_LOADED_PACKAGES_OUT: out, PG_LOADED_OWN_OUT: ownOut, PG_LOADED_BUILTINS_OUT: builtinsOut, ...env } });
+  const bundlesOut = join(home, 'bundle-loads.txt');
+  const gw = await start({ nodeArgs: ['--require', HOOK], env: { PG_LOADED_PACKAGES_OUT: out, PG_LOADED_OWN_OUT: ownOut, PG_LOADED_BUILTINS_OUT: builtinsOut, PG_BUNDLE_LOADS_OUT: bundlesOut, ...env } });
   const lines = async (f: string) => (await readFile(f, 'utf8')).split('\n').filter(Boolean);
+  const relative = (f: string) => f.slice(f.indexOf('/dist/src/') + 1);
   return {
     gw,
     loaded: async () => {
       expect(await gw.stop()).toBe(0);
-      const own = (await lines(ownOut)).filter((f) => f.includes('/dist/src/')).map((f) => f.slice(f.indexOf('/dist/src/') + 1));
-      return { packages: await lines(out), own, builtins: await lines(builtinsOut) };
+      const own = (await lines(ownOut)).filter((f) => f.includes('/dist/src/')).map(relative);
+      return { packages: await lines(out), own, builtins: await lines(builtinsOut), bundles: (await lines(bundlesOut)).map(relative) };
     },
   };
 }
@@ -181,7 +184,7 @@ describe('load only what is configured', () => {
     for (const sdk of [...PLATFORM_SDKS, '@modelcontextprotocol/sdk', 'openai', 'pg']) expect(packages).not.toContain(sdk);
     // express, zod and the gateway's own modules come from the one bundle, not module by module
     for (const bundled of ['express', 'zod', 'yaml', 'pino']) expect(packages).not.toContain(bundled);
-    expect(own).toEqual(['dist/src/gateway/bundle-loader.js', 'dist/src/gateway/cli.bundle.js', 'dist/src/gateway/cli.js']);
+    expect(own).toEqual(['dist/src/gateway/bundle-loader.js', GATEWAY_BUNDLE, 'dist/src/gateway/cli.js']);
     // Nothing at start speaks TLS: prom-client's Pushgateway and the model's https transport stay unloaded.
     expect(builtins).toContain('http');
     for (const tls of ['tls', 'https']) expect(builtins).not.toContain(tls);
@@ -193,8 +196,10 @@ describe('load only what is configured', () => {
     await fetch(`${r.gw.url}/api/web/conversations/lazy/messages`, { method: 'POST', headers: auth, body: JSON.stringify({ text: 'hi' }) });
     for (let i = 0; i < 400 && model.requests.length === 0; i++) await new Promise((res) => setTimeout(res, 25));
     expect(model.requests.length).toBeGreaterThan(0);
-    const { packages, own } = await r.loaded();
+    const { packages, own, bundles } = await r.loaded();
     expect(own).toContain(VENDOR.openai);
+    // Both compiled from the code cache the build made (loaded before and after the start set its flags).
+    expect(bundles).toEqual([`${GATEWAY_BUNDLE} used`, `${VENDOR.openai} used`]);
     for (const v of [VENDOR.grammy, VENDOR.slack, VENDOR.discord]) expect(own).not.toContain(v);
     for (const sdk of [...PLATFORM_SDKS, '@modelcontextprotocol/sdk', 'openai']) expect(packages).not.toContain(sdk);
   });
@@ -205,8 +210,9 @@ describe('load only what is configured', () => {
     try {
       const r = await recorded({ TELEGRAM_BOT_TOKEN: token, TELEGRAM_API_ROOT: apiRoot });
       for (let i = 0; i < 400 && (await fetch(`${r.gw.url}/readyz`)).status !== 200; i++) await new Promise((res) => setTimeout(res, 25));
-      const { packages, own } = await r.loaded();
+      const { packages, own, bundles } = await r.loaded();
       expect(own).toContain(VENDOR.grammy);
+      expect(bundles).toEqual([`${GATEWAY_BUNDLE} used`, `${VENDOR.grammy} used`]);
       for (const v of [VENDOR.slack, VENDOR.discord, VENDOR.openai]) expect(own).not.toContain(v);
       for (const sdk of [...PLATFORM_SDKS, '@modelcontextprotocol/sdk', 'openai']) expect(packages).not.toContain(sdk);
     } finally {

@@ -1,13 +1,15 @@
 /**
  * capYoungGeneration, in fresh node processes running the built module: a burst spread over event-loop
  * turns (as the gateway's work is) grows V8's young generation to 32 MiB without it, and with a 4 MiB stop
- * the young generation ends at 4 MiB or one doubling above; undone, V8 grows it again.
+ * the young generation ends at 4 MiB or one doubling above, also when V8's default factor is put back
+ * for each bundle the loader compiles; undone, V8 grows it again.
  */
 import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { assertGatewayBuilt } from '../../e2e/gateway-process';
 
 const MODULE = resolve(__dirname, '../../../dist/src/gateway/runtime/v8-young-generation.js');
+const LOADER = resolve(__dirname, '../../../dist/src/gateway/bundle-loader.js');
 const MiB = 1024 * 1024;
 
 const burst = (setup: string): { before: number; after: number; afterUndo?: number } => {
@@ -46,4 +48,20 @@ it('with a 4 MiB stop it ends at 4 MiB, or one doubling above; undone, V8 grows 
   expect(r.after).toBeGreaterThanOrEqual(4 * MiB);
   expect(r.after).toBeLessThanOrEqual(8 * MiB);
   expect(r.afterUndo).toBe(32 * MiB);
+});
+
+it('holds when loading bundles puts V8\'s default factor back for their compiles', () => {
+  const r = burst(`capYoungGeneration(4 * 1024 * 1024);
+  const { loadBundle } = require(${JSON.stringify(LOADER)});
+  const dir = require('node:fs').mkdtempSync(require('node:path').join(require('node:os').tmpdir(), 'pg-young-'));
+  let n = 0;
+  const loads = setInterval(() => {
+    const file = require('node:path').join(dir, 'b' + n++ + '.js');
+    require('node:fs').writeFileSync(file, 'exports.n = ' + n + ';');
+    loadBundle(file);
+  }, 20);
+  process.on('exit', () => require('node:fs').rmSync(dir, { recursive: true, force: true }));
+  setTimeout(() => clearInterval(loads), 2000).unref();`);
+  expect(r.after).toBeGreaterThanOrEqual(4 * MiB);
+  expect(r.after).toBeLessThanOrEqual(8 * MiB);
 });
