@@ -5,15 +5,20 @@
  * Never throws and never retries: every way out closes the open segments and RETURNS an `LLMOutcome`.
  * Provider details (wire format, reasoning fields, usage shape, error types) stay inside this folder.
  */
+import { Readable } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type OpenAI from 'openai';
 import * as b from '../omnimessage/builders';
 import { addCounts, estimateMessagesTokens, estimateTextTokens, textCounts, tokensOfCounts, zeroCounts, type TextCounts } from '../omnimessage/tokens';
 import type { CompleteMessage, OmniMessage, TokenCounts, ToolDefinition } from '../omnimessage/types';
 import type { GenerativeModelConfig, GenerativeModelParameters, LLMInterface, LLMOutcome, ThinkingLevel, ToolCallIdRegistry } from '../interfaces';
 import { classifyError } from './classify';
+import { nodeBodyOf } from './model-fetch';
+import { openaiSdk } from './openai-sdk';
 import { sharedClient } from './openai-client';
 import { outputCap } from './output-cap';
 import { raceUpstream, type UpstreamResult } from './race';
+import { SseJsonReader, type SseRead } from './sse-reader';
 import { ChatStreamTranslator, type ChunkLike } from './stream-translator';
 import { groupByRole, toWireMessages, turnInput, type WireMessage } from './to-chat';
 import { ToolCallIdAllocator } from './tool-call-ids';
@@ -144,25 +149,32 @@ export class GenerativeModel implements LLMInterface {
       yield* tr.closeOpen(outcome.status);
       return outcome;
     };
-    const interrupted = (r: Exclude<UpstreamResult<unknown>, { kind: 'value' }>, phase: 'connect' | 'body'): LLMOutcome => {
+    const interrupted = (r: Exclude<UpstreamResult<unknown>, { kind: 'value' }> | Exclude<SseRead, { kind: 'chunks' | 'end' }>, phase: 'connect' | 'body'): LLMOutcome => {
       if (r.kind === 'abort') return { status: 'aborted', errorMessage: 'aborted by user' };
       if (r.kind === 'timeout') return { status: 'timeout', errorMessage: `no data from the model for ${this.idleMs} ms` };
       return classifyError(r.error, { phase, fastMode });
     };
 
+    let reader: SseJsonReader | undefined;
     try {
-      const pending = this.client.chat.completions.create(body as unknown as OpenAI.Chat.ChatCompletionCreateParamsStreaming, { signal: http.signal });
-      const opened = await raceUpstream(Promise.resolve(pending), signal, this.idleMs);
+      // The SDK sends the request and turns an error status into its error; the body is read here.
+      const pending = this.client.chat.completions.create(body as unknown as OpenAI.Chat.ChatCompletionCreateParamsStreaming, { signal: http.signal }).asResponse();
+      const opened = await raceUpstream(pending, signal, this.idleMs);
       if (opened.kind !== 'value') return interrupted(opened, 'connect');
-      const it = opened.value[Symbol.asyncIterator]();
+      const response = opened.value;
+      const stream = nodeBodyOf(response) ?? (response.body ? Readable.fromWeb(response.body as WebReadableStream) : Readable.from([]));
+      // A provider's error event is the SDK's APIError, as the SDK's own reader reports it.
+      reader = new SseJsonReader(stream, signal, this.idleMs, (error) => new (openaiSdk().APIError)(undefined, error as object, undefined, response.headers));
       for (;;) {
-        const r = await raceUpstream(it.next(), signal, this.idleMs);
-        if (r.kind === 'value') {
-          if (r.value.done) break;
-          yield* tr.push(r.value.value as unknown as ChunkLike);
-          if (tr.malformed !== undefined) return yield* fail({ status: 'malformed', errorMessage: tr.malformed });
+        const r = await reader.next();
+        if (r.kind === 'chunks') {
+          for (const chunk of r.chunks) {
+            yield* tr.push(chunk as ChunkLike);
+            if (tr.malformed !== undefined) return yield* fail({ status: 'malformed', errorMessage: tr.malformed });
+          }
           continue;
         }
+        if (r.kind === 'end') break;
         // The answer is whole once finish_reason arrived: a later abort, stall or cut loses only the usage report.
         if (tr.finishReason !== undefined) break;
         return yield* fail(interrupted(r, 'body'));
@@ -179,6 +191,7 @@ export class GenerativeModel implements LLMInterface {
       this.contextTokens = counts.total > 0 ? counts.total : this.contextTokens + estimateMessagesTokens(input.group.messages) + estimateMessagesTokens(tr.produced);
       return { status: 'completed' };
     } finally {
+      reader?.close();
       // Tears down a request left open by an abort, a stall or an early return of the consumer; a no-op once drained.
       http.abort();
     }

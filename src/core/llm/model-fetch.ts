@@ -2,8 +2,9 @@
  * The model SDK's `fetch`: a text or byte body (or none) to an http(s) URL goes out over node:http/https on
  * Node's keep-alive agents; the answer is a standard `Response` streaming the socket (gzip, deflate, br
  * undone), and an abort ends the request or the body with the signal's reason. Other bodies and redirects go
- * to the global fetch. Hand-written because undici's fetch spends ~0.5 ms of CPU per request in the Fetch
- * standard's machinery, the largest single cost of opening many conversations at once.
+ * to the global fetch. `nodeBodyOf(response)` hands a streaming reader the Node stream itself (./sse-reader.ts).
+ * Hand-written because undici's fetch spends ~0.5 ms of CPU per request in the Fetch standard's machinery,
+ * the largest single cost of opening many conversations at once.
  */
 import * as http from 'node:http';
 import type * as Https from 'node:https';
@@ -122,11 +123,43 @@ function toResponse(res: http.IncomingMessage, url: URL, signal?: AbortSignal): 
     const decoder = decoderFor(String(res.headers['content-encoding'] ?? '').trim().toLowerCase());
     if (decoder) stream = pipeline(res, decoder, () => {}) as unknown as Readable;
   }
-  const response = new Response(stream ? (Readable.toWeb(stream) as ReadableStream<Uint8Array>) : null, {
+  const response = new Response(stream ? lazyWebBody(stream) : null, {
     status,
     statusText: res.statusMessage ?? '',
     headers,
   });
   Object.defineProperty(response, 'url', { value: url.href });
+  if (stream) nodeBodies.set(response, stream);
   return response;
+}
+
+const nodeBodies = new WeakMap<Response, Readable>();
+
+/**
+ * The Node stream under a Response made here, for a reader that takes the body from it instead of from
+ * `response.body` (one or the other, never both); undefined for a Response from elsewhere.
+ */
+export function nodeBodyOf(response: Response): Readable | undefined {
+  return nodeBodies.get(response);
+}
+
+/** `response.body`: the web stream over the Node stream, set up only if something reads it. */
+function lazyWebBody(stream: Readable): ReadableStream<Uint8Array> {
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        reader ??= (Readable.toWeb(stream) as ReadableStream<Uint8Array>).getReader();
+        const r = await reader.read();
+        if (r.done) controller.close();
+        else controller.enqueue(r.value);
+      },
+      cancel(reason) {
+        if (reader) return reader.cancel(reason);
+        stream.destroy();
+        return undefined;
+      },
+    },
+    { highWaterMark: 0 },
+  );
 }

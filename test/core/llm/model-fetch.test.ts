@@ -1,13 +1,13 @@
 /**
  * `modelFetch` against a real HTTP server on 127.0.0.1: what it sends, a body that streams as it arrives,
  * compressed bodies, aborts before and during the body, connection failures, redirects, null-body statuses,
- * and the model SDK streaming a chat completion through it.
+ * the Node stream under a Response (nodeBodyOf), and the model SDK streaming a chat completion through it.
  */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as zlib from 'node:zlib';
 import OpenAI from 'openai';
-import { modelFetch } from '../../../src/core/llm/model-fetch';
+import { modelFetch, nodeBodyOf } from '../../../src/core/llm/model-fetch';
 
 interface Seen { method: string; url: string; headers: http.IncomingHttpHeaders; body: string }
 type Route = (req: http.IncomingMessage, res: http.ServerResponse, seen: Seen) => void;
@@ -83,6 +83,16 @@ test('the body streams: a chunk is readable before the server has finished', asy
   let rest = '';
   for (let r = await reader.read(); !r.done; r = await reader.read()) rest += Buffer.from(r.value).toString();
   expect(rest).toBe('data: two\n\n');
+});
+
+test('nodeBodyOf gives the Node stream under a Response made here, decoded; none for a Response from elsewhere', async () => {
+  routes.set('/z', (_req, res) => res.writeHead(200, { 'content-encoding': 'gzip' }).end(zlib.gzipSync(Buffer.from('data: one\n\n'))));
+  const res = await modelFetch(`${base}/z`);
+  const stream = nodeBodyOf(res)!;
+  let text = '';
+  for await (const piece of stream) text += String(piece);
+  expect(text).toBe('data: one\n\n');
+  expect(nodeBodyOf(new Response('x'))).toBeUndefined();
 });
 
 test.each([
