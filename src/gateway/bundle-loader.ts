@@ -8,7 +8,7 @@
  * With `<file>.v8cache` beside it (`makeCodeCache`, run by the build) V8 takes the compiled code from there.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, writeFileSync } from 'node:fs';
 import { isAscii } from 'node:buffer';
 import Module from 'node:module';
 import { dirname, resolve } from 'node:path';
@@ -113,11 +113,28 @@ function run(file: string, script: Script): unknown {
   return module.exports;
 }
 
+/**
+ * Bigger than glibc's largest dynamic mmap threshold (32 MiB on 64-bit): a buffer this size is a mapping of
+ * its own, given back whole when freed without raising the threshold (as the loader's source pieces avoid
+ * it too); only the pages the file fills are ever touched.
+ */
+const OWN_MAPPING = 32 * 1024 * 1024 + 1;
+
 function readCodeCache(file: string): Buffer | undefined {
+  let fd: number;
   try {
-    return readFileSync(codeCacheFile(file));
+    fd = openSync(codeCacheFile(file), 'r');
   } catch {
     return undefined;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const buf = Buffer.allocUnsafeSlow(Math.max(size, OWN_MAPPING));
+    let at = 0;
+    for (let n: number; at < size && (n = readSync(fd, buf, at, size - at, at)) > 0; ) at += n;
+    return buf.subarray(0, at);
+  } finally {
+    closeSync(fd);
   }
 }
 
