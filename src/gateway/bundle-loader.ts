@@ -1,11 +1,9 @@
 /**
  * `loadBundle(file)`: `require(file)` for the gateway's bundles (cli.bundle.js and vendor/*.js, built by
- * scripts/build-server.mjs): the file runs once as a CommonJS module, is kept in `require.cache` under its
- * path, and later calls return its exports. It is read in 64 KiB pieces: one large read is one large
- * malloc, and freeing it lifts glibc's dynamic mmap threshold to its size, after which the process keeps
- * up to twice that of freed memory (~5 MB for the gateway bundle). The pieces are decoded as Latin-1, so
- * the file must be ASCII (esbuild's output); anything else is refused with the offset of the first other byte.
- * With `<file>.v8cache` beside it (`makeCodeCache`, run by the build) V8 takes the compiled code from there.
+ * scripts/build-server.mjs): the file runs once as a CommonJS module kept in `require.cache` under its path,
+ * compiled from V8's code cache beside it (`<file>.v8cache`, written by `makeCodeCache` at build time) when
+ * V8 takes it. The file is read in pieces and must be ASCII (esbuild's output; `readAscii` says why);
+ * `bundleLoads()` says how each load of the process compiled.
  */
 import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readSync, writeFileSync } from 'node:fs';
@@ -138,6 +136,12 @@ function readCodeCache(file: string): Buffer | undefined {
   }
 }
 
+/**
+ * The file as a script, read in 64 KiB pieces: one large read is one large malloc, and freeing it lifts
+ * glibc's dynamic mmap threshold to its size, after which the process keeps up to twice that of freed
+ * memory (~5 MB for the gateway bundle). The pieces are decoded as Latin-1, so anything but ASCII is
+ * refused with the offset of its first other byte. With `hash`, also the file's SHA-256.
+ */
 function readAscii(file: string, hash: boolean): { source: string; sha256?: Buffer } {
   let fd: number;
   try {
