@@ -1,10 +1,9 @@
 /**
  * The model SDK's `fetch`: a text or byte body (or none) to an http(s) URL goes out over node:http/https on
  * Node's keep-alive agents; the answer is a standard `Response` streaming the socket (gzip, deflate, br
- * undone), and an abort ends the request or the body with the signal's reason. Other bodies and redirects go
- * to the global fetch. `nodeBodyOf(response)` hands a streaming reader the Node stream itself (./sse-reader.ts).
- * Hand-written because undici's fetch spends ~0.5 ms of CPU per request in the Fetch standard's machinery,
- * the largest single cost of opening many conversations at once.
+ * undone; `nodeBodyOf` hands a reader the Node stream itself), and an abort ends the request or the body
+ * with the signal's reason. Other bodies and redirects go to the global fetch. Hand-written because undici's
+ * fetch spends ~0.5 ms of CPU per request in the Fetch standard's machinery.
  */
 import * as http from 'node:http';
 import type * as Https from 'node:https';

@@ -1,11 +1,9 @@
 /**
- * Reads a streamed Chat Completions answer (server-sent events) from the body's Node stream. Each `next()`
- * gives every chunk that arrived since the last one (the JSON of each `data:` field, in order), or the end
- * (the body's end; nothing after `[DONE]` counts), the body's error, a provider error event (`errorEvent`
- * makes what is reported), the caller's abort, or the idle timeout, counted only while the caller waits.
- * Hand-written because the SDK's iterator (web stream, three async generators) and a race with a timer and
- * listeners per chunk cost more CPU per token than the rest of streaming; this holds one timer, one abort
- * listener and one promise per wait. Lines end with \n, \r\n or \r; `:` lines are comments (WHATWG SSE).
+ * Reads a streamed Chat Completions answer (server-sent events; lines end with \n, \r\n or \r) from the
+ * body's Node stream. Each `next()` gives every chunk that arrived since the last (each `data:` field's
+ * JSON, in order), or the end (nothing after `[DONE]` counts), the body's error, a provider error event
+ * (as `errorEvent` makes it), the caller's abort, or the idle timeout, counted only while the caller waits.
+ * Hand-written: the SDK's iterator and a race per chunk cost more CPU per token than the rest of streaming.
  */
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
