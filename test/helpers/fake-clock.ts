@@ -12,8 +12,11 @@ interface Timer {
   fn: () => void;
 }
 
-/** Let queued promise callbacks (and whatever they chain) run; no real time passes. */
-export async function drainMicrotasks(rounds = 1): Promise<void> {
+/**
+ * Let queued promise callbacks (and whatever they chain) run; no real time passes. A few loop turns by
+ * default: the SQLite store commits at a turn's end, so a chain of store writes takes a turn per write.
+ */
+export async function drainMicrotasks(rounds = 4): Promise<void> {
   for (let i = 0; i < rounds; i++) await new Promise<void>((r) => setImmediate(r));
 }
 

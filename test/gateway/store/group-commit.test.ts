@@ -1,8 +1,8 @@
 /**
- * Group commit of the SQLite `Sql`: the writes and transactions issued within one event-loop turn are one
- * commit (seen in the WAL: one frame per page, not one per write), a failing statement or transaction is
- * undone and rejected alone, the group is replayed job by job when SQLite rolls the whole of it back, reads
- * see the writes issued before them, and closing the store runs what was issued first.
+ * Group commit of the SQLite `Sql`: the writes and transactions issued within one event-loop turn, by one
+ * callback or by several, are one commit (seen in the WAL: one frame per page, not one per write); a
+ * failing statement or transaction is undone and rejected alone; the group is replayed job by job when
+ * SQLite rolls the whole of it back; reads see the writes issued before them; closing runs what was issued.
  */
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -47,6 +47,17 @@ test('a turn of writes is one commit; writes awaited one by one are one commit e
   expect(ids()).toHaveLength(100);
   expect(grouped).toBeLessThan(5);
   expect(single).toBeGreaterThanOrEqual(50);
+});
+
+test('writes of several callbacks of one event-loop turn share its commit', async () => {
+  const before = walFrames();
+  // Fifty timers due at once run in one timers phase, as the callbacks of a burst of arrivals run in one poll phase.
+  await new Promise<void>((done) => {
+    let left = 50;
+    for (let i = 1; i <= 50; i++) setTimeout(() => void insert(i).then(() => --left === 0 && done()), 0);
+  });
+  expect(ids()).toHaveLength(50);
+  expect(walFrames() - before).toBeLessThan(5);
 });
 
 test('each caller gets its own result; a failing statement is undone and rejected alone', async () => {

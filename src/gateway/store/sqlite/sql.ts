@@ -1,9 +1,10 @@
 /**
- * `Sql` on one better-sqlite3 connection, with group commit: the writes and transactions issued by one
- * callback and its promise chains run as one BEGIN IMMEDIATE … COMMIT; a failing statement or transaction
- * is undone (a transaction in its own SAVEPOINT, a statement by SQLite itself) and rejected alone, each caller
- * resolved once the group is committed. Reads run at once unless writes are queued or a group is open (then
- * behind them); a group holds its file's gate, so no other connection of this process interleaves.
+ * `Sql` on one better-sqlite3 connection, with group commit: the writes and transactions issued in one turn
+ * of the event loop (its callbacks and their promise chains) run as one BEGIN IMMEDIATE … COMMIT; a failing
+ * statement or transaction is undone (a transaction in its own SAVEPOINT, a statement by SQLite itself) and
+ * rejected alone, each caller resolved once the group is committed. Reads run at once unless writes are
+ * queued or a group is open (then behind them); a group holds its file's gate, so no other connection of
+ * this process interleaves.
  */
 import type Database from 'better-sqlite3';
 import { resolve } from 'node:path';
@@ -129,12 +130,12 @@ export class SqliteSql implements Sql {
   }
 
   /**
-   * A tick queued from a promise callback runs once no promise callback is left: the group takes what the
-   * current callback and the promise chains it started issue, and commits before the loop moves on to
-   * timers and I/O.
+   * The group commits in the loop's check phase: it takes what every callback of this turn (the timers and
+   * I/O callbacks that ran, and the promise chains they started) issued. A burst of arrivals read in one
+   * turn shares one commit instead of one each (a commit writes every page it changed).
    */
   private schedule(): void {
-    process.nextTick(() => void this.flush());
+    setImmediate(() => void this.flush());
   }
 
   private flush(): Promise<void> {
