@@ -10,7 +10,6 @@ import { closeSync, fstatSync, openSync, readSync, writeFileSync } from 'node:fs
 import { isAscii } from 'node:buffer';
 import Module from 'node:module';
 import { dirname, resolve } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
 import { Script } from 'node:vm';
 
 const PIECE = 64 * 1024;
@@ -24,9 +23,9 @@ const TAIL = '\n})';
  * the build runs each bundle once and writes what V8 compiled to `<file>.v8cache` (`makeCodeCache`), and
  * a load hands that to V8 instead of compiling again. V8 checks the cache's V8 version, its flags (every
  * flag not at its default) and the source's length only, so the file starts with the SHA-256 of the
- * bundle it was made from: a cache of other content is never handed over. The gateway changes one flag
- * while it runs (the young generation's growth factor, runtime/v8-young-generation.ts): it is set back to
- * V8's default for a compile, as the build had it, and `afterEachCompile` hooks set it again.
+ * bundle it was made from: a cache of other content is never handed over. A flag the gateway changes while
+ * it runs (the young generation's growth factor, runtime/v8-young-generation.ts) is put back for each
+ * compile, as the build had it, by the guard its owner registers (`guardEachCompile`).
  */
 const HASH_BYTES = 32;
 
@@ -74,23 +73,25 @@ export function makeCodeCache(path: string): void {
   writeFileSync(codeCacheFile(file), Buffer.concat([sha256!, script.createCachedData()]));
 }
 
-const afterCompile = new Set<() => void>();
+/** Each returns what undoes it after the compile. */
+const compileGuards = new Set<() => () => void>();
 
 /**
- * `hook` runs after every compile, which sets V8's default young-generation growth factor; the hook sets
- * the process's own again. Returns what removes it. (Bundled code gets this module, not a copy of it.)
+ * `guard` runs before every compile to put a flag the process changed back to what the build had, and
+ * what it returns runs after the compile. Returns what removes the guard. (Bundled code gets this module,
+ * not a copy of it: build-server.mjs keeps it outside the bundle.)
  */
-export function afterEachCompile(hook: () => void): () => void {
-  afterCompile.add(hook);
-  return () => afterCompile.delete(hook);
+export function guardEachCompile(guard: () => () => void): () => void {
+  compileGuards.add(guard);
+  return () => compileGuards.delete(guard);
 }
 
 function compile(file: string, source: string, cachedData: Buffer | undefined): Script {
-  setFlagsFromString('--semi-space-growth-factor=2');
+  const undo = [...compileGuards].map((guard) => guard());
   try {
     return new Script(source, { filename: file, lineOffset: -1, cachedData });
   } finally {
-    for (const hook of afterCompile) hook();
+    for (const u of undo) u();
   }
 }
 

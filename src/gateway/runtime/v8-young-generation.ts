@@ -6,11 +6,11 @@
  * The growth factor is read at each growth, though: once a collection leaves the young generation at
  * `stopAtBytes` or more it is set to 1 (no growth), and back to V8's default once V8 has shrunk it. GC
  * events arrive between event-loop turns, so a turn that scavenges twice can take it one doubling further.
- * Loading a bundle sets V8's default for its compile (../bundle-loader.ts); the hold is set again after it.
+ * The hold is lifted while a bundle compiles (../bundle-loader.ts): its code cache was made under the default.
  */
 import { PerformanceObserver } from 'node:perf_hooks';
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
-import { afterEachCompile } from '../bundle-loader';
+import { guardEachCompile } from '../bundle-loader';
 
 /** V8's default growth factor (`--semi-space-growth-factor`). */
 const V8_GROWTH_FACTOR = 2;
@@ -27,15 +27,18 @@ export function capYoungGeneration(stopAtBytes: number): () => void {
     held = atCeiling;
     setFlagsFromString(`--semi-space-growth-factor=${held ? 1 : V8_GROWTH_FACTOR}`);
   };
-  const unhook = afterEachCompile(() => {
-    if (held) setFlagsFromString('--semi-space-growth-factor=1');
+  // A bundle's code cache was made under V8's default factor: the hold is lifted for the compile.
+  const unguard = guardEachCompile(() => {
+    if (!held) return () => undefined;
+    setFlagsFromString(`--semi-space-growth-factor=${V8_GROWTH_FACTOR}`);
+    return () => setFlagsFromString('--semi-space-growth-factor=1');
   });
   const observer = new PerformanceObserver(check);
   observer.observe({ entryTypes: ['gc'] });
   check();
   return () => {
     observer.disconnect();
-    unhook();
+    unguard();
     if (held) setFlagsFromString(`--semi-space-growth-factor=${V8_GROWTH_FACTOR}`);
     held = false;
   };

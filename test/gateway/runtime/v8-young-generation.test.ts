@@ -2,10 +2,12 @@
  * capYoungGeneration, in fresh node processes running the built module: a burst spread over event-loop
  * turns (as the gateway's work is) grows V8's young generation to 32 MiB without it, and with a 4 MiB stop
  * the young generation ends at 4 MiB or one doubling above, also when V8's default factor is put back
- * for each bundle the loader compiles; undone, V8 grows it again.
+ * for each bundle the loader compiles, which takes its code cache meanwhile; undone, V8 grows it again.
  */
 import { execFileSync } from 'node:child_process';
-import { resolve } from 'node:path';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { assertGatewayBuilt } from '../../e2e/gateway-process';
 
 const MODULE = resolve(__dirname, '../../../dist/src/gateway/runtime/v8-young-generation.js');
@@ -64,4 +66,25 @@ it('holds when loading bundles puts V8\'s default factor back for their compiles
   setTimeout(() => clearInterval(loads), 2000).unref();`);
   expect(r.after).toBeGreaterThanOrEqual(4 * MiB);
   expect(r.after).toBeLessThanOrEqual(8 * MiB);
+});
+
+it('a bundle loaded while it holds compiles from its code cache, made under V8\'s default factor', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pg-young-cache-'));
+  try {
+    const file = join(dir, 'cached.js');
+    writeFileSync(file, Array.from({ length: 50 }, (_, i) => `exports.f${i} = (x) => x + ${i};`).join('\n'));
+    execFileSync(process.execPath, ['-e', `require(${JSON.stringify(LOADER)}).makeCodeCache(${JSON.stringify(file)})`]);
+    const r = burst(`capYoungGeneration(4 * 1024 * 1024);
+    setTimeout(() => {
+      const loader = require(${JSON.stringify(LOADER)});
+      out.grownAtLoad = youngGenerationBytes();
+      loader.loadBundle(${JSON.stringify(file)});
+      out.codeCache = loader.bundleLoads()[0].codeCache;
+    }, 500);`) as { after: number; grownAtLoad?: number; codeCache?: string };
+    expect(r.grownAtLoad).toBeGreaterThanOrEqual(4 * MiB);
+    expect(r.codeCache).toBe('used');
+    expect(r.after).toBeLessThanOrEqual(8 * MiB);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
