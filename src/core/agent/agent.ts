@@ -4,7 +4,6 @@
  * trace writer, context engine, subagent runner) and resumes them from their latest trace file by
  * positional replay. `resumeSession` reports every failure as a typed result, never by throwing.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdir, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import * as b from '../omnimessage/builders';
@@ -19,6 +18,7 @@ import { readLatestTrace } from '../trace/reader';
 import { TraceWriter } from '../trace/writer';
 import { validateAgentOptions, type AgentOptions, type ModelDescriptor, type ModelFactoryContext, type TracedSessionInfo } from './options';
 import { defineLazy } from '../lazy-property';
+import { randomHex } from '../random-hex';
 import { PromptShare, withHeldPrompt, type HeldPrompt } from './prompt-share';
 import { Session, type SessionCore } from './session';
 import { SessionSubagentRunner, type SubagentSpawnPlan } from './subagents';
@@ -166,7 +166,7 @@ class AgentImpl implements Agent {
       workspace = resolve(opts.workspace);
       if (!(await isDirectory(workspace))) throw new TypeError(`createSession: workspace is not an existing directory: ${workspace}`);
     } else {
-      workspace = join(this.options.workspacesDir ? resolve(this.options.workspacesDir) : join(this.agentDir, 'workspaces'), `tmp-${randomBytes(4).toString('hex')}`);
+      workspace = join(this.options.workspacesDir ? resolve(this.options.workspacesDir) : join(this.agentDir, 'workspaces'), `tmp-${randomHex(4)}`);
       await mkdir(workspace, { recursive: true });
     }
     const assembled = await this.options.systemPrompt({

@@ -3,9 +3,9 @@
  * otherwise a fresh temporary one `agents/<agent>/workspaces/tmp-<8hex>` is created. The Session's
  * scratchpad `agents/<agent>/scratchpad/<sessionId>/` is created on demand.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdir, stat } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
+import { randomHex } from '../random-hex';
 import { isSessionId } from '../trace/paths';
 import { fail, ok, type StateResult } from './errors';
 
@@ -14,7 +14,7 @@ export const TEMP_WORKSPACE_RE = /^tmp-[0-9a-f]{8}$/;
 export async function createTempWorkspace(workspacesDir: string): Promise<string> {
   await mkdir(workspacesDir, { recursive: true });
   for (;;) {
-    const dir = join(workspacesDir, `tmp-${randomBytes(4).toString('hex')}`);
+    const dir = join(workspacesDir, `tmp-${randomHex(4)}`);
     try {
       await mkdir(dir);
       return dir;

@@ -3,9 +3,9 @@
  * Session ids are `session-YYYY-MM-DD-HH-mm-ss-<8hex>` in local time, so they sort chronologically and
  * name their own date directory; one file per model context, NNN counting from 001.
  */
-import { randomBytes } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { randomHex } from '../random-hex';
 
 const SESSION_ID_RE = /^session-(\d{4})-(\d{2})-(\d{2})-(\d{2})-(\d{2})-(\d{2})-([0-9a-f]{8})$/;
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
@@ -13,7 +13,7 @@ const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 export function newSessionId(now: Date = new Date()): string {
   const d = `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
   const t = `${pad(now.getHours())}-${pad(now.getMinutes())}-${pad(now.getSeconds())}`;
-  return `session-${d}-${t}-${randomBytes(4).toString('hex')}`;
+  return `session-${d}-${t}-${randomHex(4)}`;
 }
 
 export function isSessionId(s: string): boolean {

@@ -5,7 +5,6 @@
  * `idle_evict_ms` and sooner under memory pressure (see memory-pressure.ts). A scheduled run waits until
  * its conversation is idle, then runs in a fresh or a given session that the conversation continues in.
  */
-import { randomBytes } from 'node:crypto';
 import type { ChannelAdapter } from '../../adapters/contract/adapter';
 import { encodeActionPayload } from '../../adapters/contract/action-payload';
 import type { TimerHandle } from '../../adapters/contract/clock';
@@ -13,6 +12,7 @@ import type { ChatUser, InboundMessage } from '../../adapters/contract/messages'
 import { bindingKey, type ThreadRef } from '../../adapters/contract/thread-ref';
 import * as b from '../../core/omnimessage/builders';
 import { isPayload } from '../../core/omnimessage/guards';
+import { randomHex } from '../../core/random-hex';
 import type { OmniMessage } from '../../core/omnimessage/types';
 import { isApprovalMode, type ApprovalMode } from '../../core/state';
 import { userRef, type Conversation, type Entry, type RunningTask, type ScheduledTaskRun } from './conversation';
@@ -27,7 +27,7 @@ import type { ScheduledJob, ScheduledResult, SessionManagerOptions, RunningTaskV
 export type { Conversation } from './conversation';
 export type { RunningTaskView, ScheduledJob, ScheduledResult, SessionManagerOptions } from './session-manager-types';
 
-const newTaskId = () => `t${randomBytes(6).toString('hex')}`;
+const newTaskId = () => `t${randomHex(6)}`;
 /** Who "sent" a scheduled Task's input (the engine's `sender: "server"`). */
 const SCHEDULE_USER: ChatUser = { id: 'schedule', name: 'schedule' };
 
@@ -199,7 +199,7 @@ export class SessionManager {
 
   /** After a restart (or takeover, `cause` says): tell a conversation its reply was cut off (or never sent) and offer Continue. */
   async offerContinue(conv: Conversation, o: { replyShown: boolean; cause?: string } = { replyShown: true }): Promise<void> {
-    const id = `c${randomBytes(6).toString('hex')}`;
+    const id = `c${randomHex(6)}`;
     this.continuations.set(id, { ...conv, key: bindingKey(conv.thread) });
     await this.o.outbox.post(conv.adapter, conv.thread, {
       text: `⚠️ ${o.cause ?? 'The gateway restarted'} ${o.replyShown ? 'while I was working on this, so the reply above is incomplete.' : 'before I could send my reply.'}`,
