@@ -212,7 +212,7 @@ class AgentImpl implements Agent {
     const prompt = x.systemPrompt;
     // The prompt is read where it is used, so a factory that keeps the context keeps no copy of it.
     const factoryContext = (tools: ToolDefinition[]): ModelFactoryContext =>
-      defineLazy({ sessionId: x.id, model: x.model, tools, thinkingLevel, systemPromptTokens: prompt.tokens }, 'systemPrompt', () => prompt.text());
+      defineLazy({ sessionId: x.id, model: x.model, tools, thinkingLevel, systemPromptTokens: prompt.tokens, systemPromptJson: () => prompt.json() }, 'systemPrompt', () => prompt.text());
     const assemble = (): SessionCore => {
       const runner = x.depth === 0 ? new SessionSubagentRunner({
         depth: x.depth,

@@ -27,6 +27,8 @@ export interface ModelFactoryContext {
   /** Tools offered to the model (empty for the title-only factory). */
   tools: ToolDefinition[];
   systemPrompt: string;
+  /** `JSON.stringify(systemPrompt)` as UTF-8, its shared part encoded once per agent (what a request body carries). */
+  systemPromptJson?: () => Uint8Array;
   /** `systemPrompt`'s token estimate (engine.md §3), known without reading the prompt. */
   systemPromptTokens?: number;
   /** The model's default level; a run may override it per request. */

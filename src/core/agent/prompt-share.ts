@@ -5,8 +5,10 @@
  * the remainder. `text()` concatenates on every read: V8 keeps `head + rest` as two references until the
  * result is flattened, so a caller that uses the text and lets it go never pins a full copy to a session.
  * `tokens` is the prompt's estimate (engine.md §3), the head's counts taken once, so sizing a session's
- * context does not build and scan its prompt.
+ * context does not build and scan its prompt. `json()` is its JSON with the head's part encoded once per
+ * agent: the session_meta line and every model request carry the prompt without escaping it again.
  */
+import { attachJson, utf8Of } from '../json-splice';
 import { withLazy } from '../lazy-property';
 import { textCounts, tokensOfCounts, type TextCounts } from '../omnimessage/tokens';
 
@@ -16,6 +18,8 @@ export interface HeldPrompt {
   readonly tokens: number;
   /** The whole prompt, built anew on each call: use it, do not keep it. */
   text(): string;
+  /** `JSON.stringify(text())` as UTF-8, the shared head's part encoded once per agent: use it, do not keep it. */
+  json(): Uint8Array;
 }
 
 /** Below this much shared text a prompt is kept whole (nothing worth sharing). */
@@ -29,15 +33,35 @@ function commonPrefix(a: string, b: string, from = 0): number {
   const n = Math.min(a.length, b.length);
   let i = from;
   while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  // Never between the halves of a surrogate pair: the head and the rest are each escaped as JSON alone.
+  if (i > 0 && i < b.length) {
+    const c = b.charCodeAt(i - 1);
+    if (c >= 0xd800 && c <= 0xdbff) i--;
+  }
   return i;
+}
+
+/** `JSON.stringify(s)` as UTF-8 without its closing quote, and the rest's without its opening one. */
+const openJson = (s: string): Buffer => Buffer.from(JSON.stringify(s).slice(0, -1), 'utf8');
+const closeJson = (s: string): string => JSON.stringify(s).slice(1);
+
+/**
+ * What is known of the reference's first `length` characters: their counts, and (once asked) their JSON.
+ * Heads differ by a character or two from session to session (random ids that happen to start alike), so
+ * one known head serves every longer one, the part between read on the spot.
+ */
+interface KnownHead {
+  reference: string;
+  length: number;
+  counts: TextCounts;
+  json?: Buffer;
 }
 
 export class PromptShare {
   private reference = '';
   /** The shared head found last: most prompts of an agent start with it (a native comparison). */
   private lastHead = '';
-  /** Counts of the reference's first `counted.length` characters. */
-  private counted: { length: number; counts: TextCounts } | undefined;
+  private known: KnownHead | undefined;
 
   hold(text: string): HeldPrompt {
     const known = this.lastHead !== '' && text.startsWith(this.lastHead) ? this.lastHead.length : 0;
@@ -46,25 +70,53 @@ export class PromptShare {
       // A prompt unlike the reference (an edited AGENTS.md, another template) becomes the reference.
       this.reference = text;
       this.lastHead = '';
-      this.counted = undefined;
+      this.known = undefined;
       return whole(text);
     }
-    const head = this.reference.slice(0, shared);
+    const reference = this.reference;
+    const head = reference.slice(0, shared);
     if (shared < this.lastHead.length || this.lastHead === '') this.lastHead = head;
     const rest = detached(text.slice(shared));
-    if (this.counted?.length !== shared) this.counted = { length: shared, counts: textCounts(head) };
-    const own = textCounts(rest);
-    const tokens = tokensOfCounts({ ascii: this.counted.counts.ascii + own.ascii, other: this.counted.counts.other + own.other });
-    return { length: text.length, tokens, text: () => head + rest };
+    const k = this.knownHead(shared);
+    const between = reference.slice(k.length, shared);
+    const own = textCounts(between + rest);
+    const tokens = tokensOfCounts({ ascii: k.counts.ascii + own.ascii, other: k.counts.other + own.other });
+    return {
+      length: text.length,
+      tokens,
+      text: () => head + rest,
+      json: () => {
+        // The known head of this prompt's reference, if it is still the share's; else this head alone.
+        const now = this.known;
+        const usable = now !== undefined && now.reference === reference && now.length <= shared;
+        const from = usable ? now.length : shared;
+        const headJson = usable ? (now.json ??= openJson(reference.slice(0, now.length))) : openJson(head);
+        return utf8Of([headJson, closeJson(reference.slice(from, shared) + rest)]);
+      },
+    };
+  }
+
+  /** The known head for a prompt sharing `shared` characters with the reference (made or shortened to fit). */
+  private knownHead(shared: number): KnownHead {
+    const k = this.known;
+    if (k && k.reference === this.reference && k.length <= shared) return k;
+    this.known = { reference: this.reference, length: shared, counts: textCounts(this.reference.slice(0, shared)) };
+    return this.known;
   }
 }
 
-const whole = (text: string): HeldPrompt => ({ length: text.length, tokens: tokensOfCounts(textCounts(text)), text: () => text });
+const whole = (text: string): HeldPrompt => ({
+  length: text.length,
+  tokens: tokensOfCounts(textCounts(text)),
+  text: () => text,
+  json: () => Buffer.from(JSON.stringify(text), 'utf8'),
+});
 
 /**
  * A copy of `meta` with its `system_prompt` read through `prompt` (an enumerable accessor in the same key
  * position, so JSON and spreads see the plain text): the session_meta a session keeps does not pin its prompt.
  */
 export function withHeldPrompt<M extends { payload: { system_prompt: string } }>(meta: M, prompt: HeldPrompt): M {
-  return { ...meta, payload: withLazy(meta.payload, 'system_prompt', () => prompt.text()) };
+  const payload = attachJson(withLazy(meta.payload, 'system_prompt', () => prompt.text()), 'system_prompt', () => prompt.json());
+  return { ...meta, payload };
 }

@@ -99,6 +99,7 @@ export async function loadAgent(opts: LoadAgentOptions = {}): Promise<LoadAgentR
         env,
         tools: ctx.tools,
         systemPrompt: () => ctx.systemPrompt,
+        ...(ctx.systemPromptJson ? { systemPromptJson: ctx.systemPromptJson } : {}),
         ...(ctx.systemPromptTokens !== undefined ? { systemPromptTokens: ctx.systemPromptTokens } : {}),
         maxTokens: settings.maxTokens,
         thinkingLevel: settings.thinkingLevel,

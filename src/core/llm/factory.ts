@@ -22,6 +22,8 @@ export interface ModelFactoryOptions {
   tools?: ToolDefinition[] | (() => ToolDefinition[]);
   /** The Session's system prompt, or a function read at each request (so the factory pins no copy of it). */
   systemPrompt?: string | (() => string);
+  /** Its JSON as UTF-8, when the caller has it encoded (else each request escapes the prompt). */
+  systemPromptJson?: () => Uint8Array;
   /** Its token estimate, when the caller knows it (else the model scans the prompt once). */
   systemPromptTokens?: number;
   /** The Agent's `model.max_tokens`; the entry's `max_tokens` wins. -1 = no cap. */
@@ -67,6 +69,7 @@ export function createModelFactory(opts: ModelFactoryOptions): OpenAIModelFactor
         ...base,
         tools,
         ...(opts.systemPromptTokens !== undefined ? { systemPromptTokens: opts.systemPromptTokens } : {}),
+        ...(opts.systemPromptJson ? { systemPromptJson: opts.systemPromptJson } : {}),
         contextWindow: entry.context_window,
         maxTokens: entry.max_tokens ?? opts.maxTokens ?? DEFAULT_MAX_TOKENS,
         fastMode: entry.fast_mode === true,

@@ -12,6 +12,7 @@ import * as b from '../omnimessage/builders';
 import { addCounts, estimateMessagesTokens, estimateTextTokens, textCounts, tokensOfCounts, zeroCounts, type TextCounts } from '../omnimessage/tokens';
 import type { CompleteMessage, OmniMessage, TokenCounts, ToolDefinition } from '../omnimessage/types';
 import type { GenerativeModelConfig, GenerativeModelParameters, LLMInterface, LLMOutcome, ThinkingLevel, ToolCallIdRegistry } from '../interfaces';
+import { jsonPieces, utf8Of, type JsonPiece } from '../json-splice';
 import { classifyError } from './classify';
 import { nodeBodyOf } from './model-fetch';
 import { openaiSdk } from './openai-sdk';
@@ -34,6 +35,8 @@ export interface OpenAIChatModelConfig extends GenerativeModelConfig {
   sessionUsage?: TokenCounts;
   /** The system prompt's token estimate, when known: the model then does not scan the prompt to size its context. */
   systemPromptTokens?: number;
+  /** `JSON.stringify(systemPrompt)` as UTF-8, when the caller has it encoded: the request splices it in. */
+  systemPromptJson?: () => Uint8Array;
 }
 
 /** The request body this model sends (a superset of the SDK's streaming params: reasoning fields on messages). */
@@ -50,6 +53,17 @@ export interface ChatRequestBody {
 
 type WireTool = NonNullable<ChatRequestBody['tools']>[number];
 const wireTools = new WeakMap<ToolDefinition, WireTool>();
+/** Each wire tool's JSON, encoded once (every request of every session offers the same ones). */
+const wireToolJson = new WeakMap<WireTool, Buffer>();
+
+function toolJson(w: WireTool): Buffer {
+  let j = wireToolJson.get(w);
+  if (!j) {
+    j = Buffer.from(JSON.stringify(w), 'utf8');
+    wireToolJson.set(w, j);
+  }
+  return j;
+}
 
 const wireToolCounts = new WeakMap<WireTool, TextCounts>();
 
@@ -133,6 +147,22 @@ export class GenerativeModel implements LLMInterface {
     return body;
   }
 
+  /**
+   * `JSON.stringify(body)` as UTF-8, with the system prompt's JSON spliced in when the caller has it encoded
+   * and each tool's taken from its cache: the prompt and tools are most of every request's bytes.
+   */
+  encodeRequest(body: ChatRequestBody): Buffer {
+    const given: Record<string, JsonPiece[]> = {};
+    const [first, ...rest] = body.messages;
+    const promptJson = this.config.systemPromptJson;
+    if (first && first.role === 'system' && promptJson) {
+      const system = jsonPieces(first, { content: [promptJson()] });
+      given.messages = rest.length > 0 ? ['[', ...system, `,${JSON.stringify(rest).slice(1)}`] : ['[', ...system, ']'];
+    }
+    if (body.tools) given.tools = ['[', ...body.tools.flatMap((t, i) => (i === 0 ? [toolJson(t)] : [',', toolJson(t)])), ']'];
+    return utf8Of(jsonPieces(body, given));
+  }
+
   async *streamGenerate(params: GenerativeModelParameters): AsyncGenerator<OmniMessage, LLMOutcome> {
     const signal = params.signal;
     if (signal?.aborted) return { status: 'aborted' };
@@ -158,7 +188,9 @@ export class GenerativeModel implements LLMInterface {
     let reader: SseJsonReader | undefined;
     try {
       // The SDK sends the request and turns an error status into its error; the body is read here.
-      const pending = this.client.chat.completions.create(body as unknown as OpenAI.Chat.ChatCompletionCreateParamsStreaming, { signal: http.signal }).asResponse();
+      // The body goes as bytes (the SDK passes bytes through), so the prompt's and tools' JSON are not made again.
+      const bytes = this.encodeRequest(body) as unknown as OpenAI.Chat.ChatCompletionCreateParamsStreaming;
+      const pending = this.client.chat.completions.create(bytes, { signal: http.signal, headers: { 'content-type': 'application/json' } }).asResponse();
       const opened = await raceUpstream(pending, signal, this.idleMs);
       if (opened.kind !== 'value') return interrupted(opened, 'connect');
       const response = opened.value;

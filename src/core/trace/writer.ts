@@ -9,6 +9,7 @@
  */
 import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { attachedJson, jsonPieces, utf8Of } from '../json-splice';
 import { isTraceable } from '../omnimessage/guards';
 import type { OmniMessage } from '../omnimessage/types';
 import { listTraceFiles, traceFilePath } from './paths';
@@ -16,7 +17,14 @@ import { listTraceFiles, traceFilePath } from './paths';
 /** One queued job: a line to append, or a rotation barrier. */
 type Job = { kind: 'line'; msg: OmniMessage; buf: Buffer; done: () => void } | { kind: 'rotate'; head: OmniMessage[]; done: () => void };
 
-const line = (msg: OmniMessage): Buffer => Buffer.from(JSON.stringify(msg) + '\n', 'utf8');
+/** A message's line; a payload that carries its field's JSON (a session_meta's shared prompt) is spliced. */
+function line(msg: OmniMessage): Buffer {
+  const attached = attachedJson(msg.payload);
+  if (!attached) return Buffer.from(JSON.stringify(msg) + '\n', 'utf8');
+  const given: Record<string, Uint8Array[]> = {};
+  for (const key of Object.keys(attached)) given[key] = [attached[key]!()];
+  return utf8Of([...jsonPieces(msg, { payload: jsonPieces(msg.payload, given) }), '\n']);
+}
 
 /** Trace folders this process made or found. */
 const madeDirs = new Set<string>();

@@ -1,7 +1,8 @@
 /**
  * A held prompt's token estimate is that of its whole text, however the prompt is split into the agent's
  * shared head and the session's own rest (non-ASCII characters and surrogate pairs included, a reference
- * prompt replaced by one unlike it).
+ * prompt replaced by one unlike it), and its JSON is byte for byte `JSON.stringify` of that text, for
+ * prompts held before and after the reference changed.
  */
 import fc from 'fast-check';
 import { PromptShare } from '../../../src/core/agent/prompt-share';
@@ -22,4 +23,30 @@ test('tokens equals the estimate of text() for every prompt held', () => {
       }
     }),
   );
+});
+
+/** Characters JSON escapes or encodes in several bytes, halves of surrogate pairs among them. */
+const jsonUnit = fc.constantFrom('a', ' ', '\n', '"', '\\', '\u0001', '\u2028', '—', 'é', '😀', '\ud83d', '\ude00');
+const jsonPiece = fc.string({ unit: jsonUnit, maxLength: 40 });
+
+test('json() is the UTF-8 of JSON.stringify(text()) for every prompt held', () => {
+  fc.assert(
+    fc.property(fc.string({ unit: jsonUnit, minLength: 300, maxLength: 1200 }), fc.array(jsonPiece, { minLength: 1, maxLength: 12 }), fc.boolean(), (head, rests, replace) => {
+      const share = new PromptShare();
+      const prompts = rests.map((r) => `${head}${r}`);
+      if (replace) prompts.splice(prompts.length >> 1, 0, `something else entirely ${'z'.repeat(400)}`, ...rests.map((r) => `${head}x${r}`));
+      const held = prompts.map((p) => share.hold(p));
+      // Read after every prompt is held: the share's known head has moved on for the early ones.
+      held.forEach((h, i) => expect(Buffer.from(h.json()).equals(Buffer.from(JSON.stringify(prompts[i]), 'utf8'))).toBe(true));
+    }),
+  );
+});
+
+test('a surrogate pair at the point two prompts part is never cut in two', () => {
+  const share = new PromptShare();
+  const head = 'h'.repeat(400);
+  share.hold(`${head}\ud83d\ude00 one`);
+  const held = share.hold(`${head}\ud83d\ude01 two`);
+  expect(held.text()).toBe(`${head}\ud83d\ude01 two`);
+  expect(Buffer.from(held.json()).toString('utf8')).toBe(JSON.stringify(`${head}😁 two`));
 });

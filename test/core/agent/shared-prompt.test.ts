@@ -80,6 +80,8 @@ describe('one system prompt per agent', () => {
     const trace = (await readFile((await listTraceFiles(loaded.state.paths.tracesDir, exchanged.id))[0].path, 'utf8')).split('\n')[0];
     const meta = JSON.parse(trace) as { type: string; payload: { system_prompt: string; session_id: string } };
     expect(meta.type).toBe('session_meta');
+    // Byte for byte the JSON of the session's meta (the shared head's JSON is spliced into the line).
+    expect(trace).toBe(JSON.stringify(exchanged.meta));
     expect(meta.payload.system_prompt).toBe(exchanged.meta.payload.system_prompt);
     expect(meta.payload.system_prompt).toContain(big.trim());
     expect(meta.payload.system_prompt).toContain(`Session ID: ${exchanged.id}`);

@@ -1,7 +1,8 @@
 /**
  * The request GenerativeModel sends, as recorded by the fake server: streaming options, system prompt, tools
  * (omitted when empty, never tool_choice), the output cap, reasoning_effort only for entries that support it,
- * and the priority tier for fast mode.
+ * and the priority tier for fast mode; the body as bytes is JSON.stringify of the request, the system
+ * prompt's JSON taken from the caller when it has it encoded.
  */
 import * as b from '../../../src/core/omnimessage/builders';
 import { estimateTextTokens } from '../../../src/core/omnimessage/tokens';
@@ -93,4 +94,24 @@ test('fast mode asks for the priority tier', async () => {
   await collect(model({ fastMode: false }).streamGenerate({ newMessages: hi() }));
   expect(body(0).service_tier).toBe('priority');
   expect(body(1)).not.toHaveProperty('service_tier');
+});
+
+describe('the body as sent', () => {
+  const prompt = 'Answer — briefly, "quoted"\n😀 …';
+  const given = () => Buffer.from(JSON.stringify(prompt), 'utf8');
+
+  test('is JSON.stringify of the request, with or without the prompt given, tools, history and cap', () => {
+    for (const cfg of [{}, { systemPrompt: prompt }, { systemPrompt: prompt, systemPromptJson: given }, { systemPrompt: prompt, systemPromptJson: given, tools: [tool], maxTokens: 100 }]) {
+      const m = model(cfg);
+      m.setHistory([b.userText('before'), b.assistantText('earlier answer')]);
+      for (const req of [m.buildRequest(hi()), m.buildRequest([])]) expect(m.encodeRequest(req).toString('utf8')).toBe(JSON.stringify(req));
+    }
+  });
+
+  test('carries the prompt JSON the caller hands over, as JSON', async () => {
+    // A marker text in place of the prompt's JSON shows it is spliced in, not escaped again.
+    await collect(model({ systemPrompt: prompt, systemPromptJson: () => Buffer.from('"as handed over"'), tools: [tool] }).streamGenerate({ newMessages: hi() }));
+    expect(body().messages).toEqual([{ role: 'system', content: 'as handed over' }, { role: 'user', content: 'hi' }]);
+    expect(server.requests[0].headers['content-type']).toBe('application/json');
+  });
 });

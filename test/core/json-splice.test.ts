@@ -1,0 +1,43 @@
+/**
+ * jsonPieces/utf8Of: JSON.stringify of plain objects, byte for byte, with keys' values handed over already
+ * encoded (in their place, absent keys skipped as JSON skips them); attachJson/attachedJson carry a
+ * property's JSON on its object without showing up in spreads or in JSON.
+ */
+import fc from 'fast-check';
+import { attachedJson, attachJson, jsonPieces, utf8Of } from '../../src/core/json-splice';
+
+const same = (pieces: Parameters<typeof utf8Of>[0], value: unknown) => expect(utf8Of(pieces).toString('utf8')).toBe(JSON.stringify(value));
+
+test('without given values it is JSON.stringify, keys whose values JSON skips left out', () => {
+  const obj = { a: 1, skip: undefined, f: () => 1, b: 'é — "x"\n', c: [1, undefined, null], d: { e: true } };
+  same(jsonPieces(obj, {}), obj);
+  same(jsonPieces({}, {}), {});
+});
+
+test('a given value takes its key\'s place, and is not read from the object', () => {
+  const obj = { first: 1, prompt: 'never read', last: 'z' };
+  Object.defineProperty(obj, 'prompt', { get: () => { throw new Error('read'); }, enumerable: true });
+  const pieces = jsonPieces(obj, { prompt: [Buffer.from('"given 😀"', 'utf8')] });
+  same(pieces, { first: 1, prompt: 'given 😀', last: 'z' });
+});
+
+test('given values at the start, the end and nested, for any JSON object', () => {
+  fc.assert(
+    fc.property(fc.dictionary(fc.string(), fc.jsonValue(), { minKeys: 1 }), fc.nat(), fc.jsonValue(), (obj, pick, inner) => {
+      const keys = Object.keys(obj);
+      const key = keys[pick % keys.length]!;
+      const nested = { outer: 1, [key]: inner };
+      const given = { [key]: jsonPieces(nested, { [key]: [JSON.stringify(inner)] }) };
+      same(jsonPieces(obj, given), { ...obj, [key]: nested });
+    }),
+  );
+});
+
+test('attached JSON rides on its object, out of spreads and JSON', () => {
+  const obj = attachJson({ text: 'hi' }, 'text', () => Buffer.from('"hi"'));
+  expect(Buffer.from(attachedJson(obj)!.text!()).toString()).toBe('"hi"');
+  expect(JSON.stringify(obj)).toBe('{"text":"hi"}');
+  expect(attachedJson({ ...obj })).toBeUndefined();
+  expect(attachedJson('text')).toBeUndefined();
+  expect(attachedJson(null)).toBeUndefined();
+});
