@@ -34,10 +34,20 @@ test('given values at the start, the end and nested, for any JSON object', () =>
 });
 
 test('attached JSON rides on its object, out of spreads and JSON', () => {
-  const obj = attachJson({ text: 'hi' }, 'text', () => Buffer.from('"hi"'));
-  expect(Buffer.from(attachedJson(obj)!.text!()).toString()).toBe('"hi"');
+  const obj = attachJson({ text: 'hi' }, 'text', () => [Buffer.from('"hi"')]);
+  expect(utf8Of(attachedJson(obj)!.text!()).toString()).toBe('"hi"');
   expect(JSON.stringify(obj)).toBe('{"text":"hi"}');
   expect(attachedJson({ ...obj })).toBeUndefined();
   expect(attachedJson('text')).toBeUndefined();
   expect(attachedJson(null)).toBeUndefined();
+});
+
+test('joined buffers never overlap, however many share a slab, and large ones stand alone', () => {
+  const made: { buf: Buffer; text: string }[] = [];
+  for (let i = 0; i < 3000; i++) {
+    // Sizes from a few bytes to past the slab's cut limit, multi-byte characters among them.
+    const text = `${i}:${'é—'.repeat((i * 37) % 400)}${i % 500 === 0 ? 'x'.repeat(200_000) : ''}`;
+    made.push({ buf: utf8Of([text.slice(0, 3), Buffer.from(text.slice(3), 'utf8')]), text });
+  }
+  for (const m of made) expect(m.buf.toString('utf8')).toBe(m.text);
 });

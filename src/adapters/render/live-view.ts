@@ -298,3 +298,10 @@ export function foldAll(inputs: Iterable<LiveInput>, start: LiveView = emptyLive
 export function answerText(v: LiveView): string {
   return v.segments.map((s) => s.text).filter((t) => t.trim() !== '').join('\n\n');
 }
+
+/** `answerText(v).length`, or a little more when a segment is blank, without building the text. */
+export function answerLength(v: LiveView): number {
+  let n = 0;
+  for (const s of v.segments) n += s.text.length + 2;
+  return Math.max(0, n - 2);
+}

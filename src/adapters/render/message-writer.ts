@@ -36,6 +36,8 @@ export class MessageWriter {
   private native?: NativeStream;
 
   private latest: ReplySnapshot = { header: '', answer: '' };
+  /** A live state not rendered yet: rendered when the writer composes, if still the newest (`updateLazy`). */
+  private deferred?: { render: () => ReplySnapshot; answerLength: number };
   private slots: Slot[] = [];
   private dirty = false;
   private finalRequested = false;
@@ -89,8 +91,30 @@ export class MessageWriter {
   update(snapshot: ReplySnapshot): void {
     if (this.closed || this.finalRequested || this.failure) return;
     this.latest = snapshot;
+    this.deferred = undefined;
     this.dirty = true;
     this.kick();
+  }
+
+  /**
+   * As `update`, with the snapshot rendered only when the writer composes a request (after the interval and
+   * the governor's grant), so a stream's many states between two edits are never rendered. `answerLength`
+   * is the answer's length (or close to it), for the decision to roll to a new message at once.
+   */
+  updateLazy(render: () => ReplySnapshot, answerLength: number): void {
+    if (this.closed || this.finalRequested || this.failure) return;
+    this.deferred = { render, answerLength };
+    this.dirty = true;
+    this.kick();
+  }
+
+  /** The newest snapshot, rendered now if it was deferred. */
+  private newest(): ReplySnapshot {
+    if (this.deferred) {
+      this.latest = this.deferred.render();
+      this.deferred = undefined;
+    }
+    return this.latest;
   }
 
   /** Flush now with final priority (e.g. before an approval card); resolves once nothing is pending. */
@@ -109,6 +133,7 @@ export class MessageWriter {
     if (this.failure) return Promise.resolve(this.result());
     if (this.closed) return Promise.resolve(this.result());
     this.latest = snapshot;
+    this.deferred = undefined;
     this.finalRequested = true;
     this.dirty = true;
     const p = new Promise<WriterResult>((r) => this.finishWaiters.push(r));
@@ -174,7 +199,7 @@ export class MessageWriter {
     let due: number;
     // finals and flushes jump the queue; the chat's rate budget (the governor) still paces them
     if (this.finalRequested || this.urgent) due = now;
-    else if (this.latest.answer.length >= this.rollAt) due = Math.max(now, this.retryAt);
+    else if ((this.deferred?.answerLength ?? this.latest.answer.length) >= this.rollAt) due = Math.max(now, this.retryAt);
     else due = Math.max(this.lastSendAt + this.interval, this.retryAt, this.dirty ? -Infinity : refresh);
     if (due > now) {
       this.arm(due);
@@ -219,7 +244,7 @@ export class MessageWriter {
   // ------------------------------------------------------------------ planning
 
   private compose(final: boolean): Planned[] {
-    const plan = planReply(this.latest, final, {
+    const plan = planReply(this.newest(), final, {
       limits: this.opts.limits,
       measure: this.measure,
       scale: this.scale,

@@ -12,6 +12,7 @@ import type { CommandPolicy } from '../engine/approval';
 import type { Clock } from '../engine/clock';
 import type { CompactionConfig } from '../engine/compaction';
 import type { OmniMessage } from '../omnimessage/types';
+import type { JsonPiece } from '../json-splice';
 
 export interface ModelDescriptor {
   provider: string;
@@ -28,7 +29,7 @@ export interface ModelFactoryContext {
   tools: ToolDefinition[];
   systemPrompt: string;
   /** `JSON.stringify(systemPrompt)` as UTF-8, its shared part encoded once per agent (what a request body carries). */
-  systemPromptJson?: () => Uint8Array;
+  systemPromptJson?: () => readonly JsonPiece[];
   /** `systemPrompt`'s token estimate (engine.md §3), known without reading the prompt. */
   systemPromptTokens?: number;
   /** The model's default level; a run may override it per request. */

@@ -8,7 +8,7 @@
  * context does not build and scan its prompt. `json()` is its JSON with the head's part encoded once per
  * agent: the session_meta line and every model request carry the prompt without escaping it again.
  */
-import { attachJson, utf8Of } from '../json-splice';
+import { attachJson, type JsonPiece } from '../json-splice';
 import { withLazy } from '../lazy-property';
 import { textCounts, tokensOfCounts, type TextCounts } from '../omnimessage/tokens';
 
@@ -18,8 +18,8 @@ export interface HeldPrompt {
   readonly tokens: number;
   /** The whole prompt, built anew on each call: use it, do not keep it. */
   text(): string;
-  /** `JSON.stringify(text())` as UTF-8, the shared head's part encoded once per agent: use it, do not keep it. */
-  json(): Uint8Array;
+  /** `JSON.stringify(text())` as pieces, the shared head's part encoded once per agent: use them, do not keep them. */
+  json(): readonly JsonPiece[];
 }
 
 /** Below this much shared text a prompt is kept whole (nothing worth sharing). */
@@ -91,7 +91,7 @@ export class PromptShare {
         const usable = now !== undefined && now.reference === reference && now.length <= shared;
         const from = usable ? now.length : shared;
         const headJson = usable ? (now.json ??= openJson(reference.slice(0, now.length))) : openJson(head);
-        return utf8Of([headJson, closeJson(reference.slice(from, shared) + rest)]);
+        return [headJson, closeJson(reference.slice(from, shared) + rest)];
       },
     };
   }
@@ -109,7 +109,7 @@ const whole = (text: string): HeldPrompt => ({
   length: text.length,
   tokens: tokensOfCounts(textCounts(text)),
   text: () => text,
-  json: () => Buffer.from(JSON.stringify(text), 'utf8'),
+  json: () => [JSON.stringify(text)],
 });
 
 /**

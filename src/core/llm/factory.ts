@@ -6,6 +6,7 @@
  */
 import type { ModelFactory, ThinkingLevel, ToolCallIdRegistry } from '../interfaces';
 import { defineLazy } from '../lazy-property';
+import type { JsonPiece } from '../json-splice';
 import type { TokenCounts, ToolDefinition } from '../omnimessage/types';
 import { bareGenerate, type BareGenerateOptions } from './bare-generate';
 import { GenerativeModel, type OpenAIChatModelConfig } from './generative-model';
@@ -23,7 +24,7 @@ export interface ModelFactoryOptions {
   /** The Session's system prompt, or a function read at each request (so the factory pins no copy of it). */
   systemPrompt?: string | (() => string);
   /** Its JSON as UTF-8, when the caller has it encoded (else each request escapes the prompt). */
-  systemPromptJson?: () => Uint8Array;
+  systemPromptJson?: () => readonly JsonPiece[];
   /** Its token estimate, when the caller knows it (else the model scans the prompt once). */
   systemPromptTokens?: number;
   /** The Agent's `model.max_tokens`; the entry's `max_tokens` wins. -1 = no cap. */

@@ -36,7 +36,7 @@ export interface OpenAIChatModelConfig extends GenerativeModelConfig {
   /** The system prompt's token estimate, when known: the model then does not scan the prompt to size its context. */
   systemPromptTokens?: number;
   /** `JSON.stringify(systemPrompt)` as UTF-8, when the caller has it encoded: the request splices it in. */
-  systemPromptJson?: () => Uint8Array;
+  systemPromptJson?: () => readonly JsonPiece[];
 }
 
 /** The request body this model sends (a superset of the SDK's streaming params: reasoning fields on messages). */
@@ -156,7 +156,7 @@ export class GenerativeModel implements LLMInterface {
     const [first, ...rest] = body.messages;
     const promptJson = this.config.systemPromptJson;
     if (first && first.role === 'system' && promptJson) {
-      const system = jsonPieces(first, { content: [promptJson()] });
+      const system = jsonPieces(first, { content: promptJson() });
       given.messages = rest.length > 0 ? ['[', ...system, `,${JSON.stringify(rest).slice(1)}`] : ['[', ...system, ']'];
     }
     if (body.tools) given.tools = ['[', ...body.tools.flatMap((t, i) => (i === 0 ? [toolJson(t)] : [',', toolJson(t)])), ']'];

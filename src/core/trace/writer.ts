@@ -9,7 +9,7 @@
  */
 import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { attachedJson, jsonPieces, utf8Of } from '../json-splice';
+import { attachedJson, jsonPieces, utf8Of, type JsonPiece } from '../json-splice';
 import { isTraceable } from '../omnimessage/guards';
 import type { OmniMessage } from '../omnimessage/types';
 import { listTraceFiles, traceFilePath } from './paths';
@@ -21,8 +21,8 @@ type Job = { kind: 'line'; msg: OmniMessage; buf: Buffer; done: () => void } | {
 function line(msg: OmniMessage): Buffer {
   const attached = attachedJson(msg.payload);
   if (!attached) return Buffer.from(JSON.stringify(msg) + '\n', 'utf8');
-  const given: Record<string, Uint8Array[]> = {};
-  for (const key of Object.keys(attached)) given[key] = [attached[key]!()];
+  const given: Record<string, readonly JsonPiece[]> = {};
+  for (const key of Object.keys(attached)) given[key] = attached[key]!();
   return utf8Of([...jsonPieces(msg, { payload: jsonPieces(msg.payload, given) }), '\n']);
 }
 

@@ -10,7 +10,7 @@ import type { ChannelAdapter } from '../../adapters/contract/adapter';
 import type { Clock } from '../../adapters/contract/clock';
 import { surfaceFor } from '../../adapters/contract/adapter';
 import { bindingKey, type ThreadRef } from '../../adapters/contract/thread-ref';
-import { emptyLiveView, foldLiveView, renderLiveReply, type LiveInput, type LiveView, type Pricing, type RateGovernor, type ReplySnapshot, type SecretRedactor } from '../../adapters/render';
+import { answerLength, emptyLiveView, foldLiveView, renderLiveReply, type LiveInput, type LiveView, type Pricing, type RateGovernor, type ReplySnapshot, type SecretRedactor } from '../../adapters/render';
 import { MessageWriter, type WriterEvent, type WriterResult } from '../../adapters/render/message-writer';
 import { withoutStatus } from '../../adapters/render/writer-plan';
 import type { DeliveryEventKind, GatewayStore } from '../store';
@@ -66,9 +66,11 @@ export class ReplyRenderer {
     return this.view;
   }
 
+  /** Folds `input` in; the reply is rendered (and redacted) only when the writer is about to send it. */
   push(input: LiveInput): void {
-    this.view = foldLiveView(this.view, input);
-    this.writer.update(this.redacted(renderLiveReply(this.view, { pricing: this.o.pricing, stopPayload: this.o.stopPayload }), true));
+    const view = foldLiveView(this.view, input);
+    this.view = view;
+    this.writer.updateLazy(() => this.redacted(renderLiveReply(view, { pricing: this.o.pricing, stopPayload: this.o.stopPayload }), true), answerLength(view));
   }
 
   /** Live snapshots also hold back a trailing partial secret; the final one masks whole matches only. */

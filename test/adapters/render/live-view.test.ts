@@ -4,7 +4,7 @@
  */
 import * as b from '../../../src/core/omnimessage/builders';
 import type { OmniMessage } from '../../../src/core/omnimessage/types';
-import { answerText, emptyLiveView, foldAll, foldLiveView, type LiveInput } from '../../../src/adapters/render/live-view';
+import { answerLength, answerText, emptyLiveView, foldAll, foldLiveView, type LiveInput } from '../../../src/adapters/render/live-view';
 import { liveReplyMarkdown, renderLiveReply, statusLine, toolLines, usageLine } from '../../../src/adapters/render/live-reply';
 import { costUsd, formatDuration } from '../../../src/adapters/render/cost';
 import { assertStreamDiscipline } from '../../helpers/stream-discipline';
@@ -186,4 +186,12 @@ describe('cost helpers', () => {
     expect(formatDuration(65_000)).toBe('1 min 5 s');
     expect(formatDuration(3_720_000)).toBe('1 h 2 min');
   });
+});
+
+test('answerLength is the answer text\'s length, blank segments aside, without building the text', () => {
+  const v = foldAll([b.partialText('start', 'Hello'), b.partialText('delta', ', world'), b.assistantText('Hello, world'), b.requestBegin(), b.partialText('start', 'More — ✓')]);
+  expect(answerLength(v)).toBe(answerText(v).length);
+  const blank = foldAll([b.assistantText('A'), b.requestBegin(), b.partialText('start', '  ')]);
+  expect(answerLength(blank)).toBeGreaterThanOrEqual(answerText(blank).length);
+  expect(answerLength(emptyLiveView())).toBe(0);
 });

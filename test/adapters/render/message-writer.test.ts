@@ -104,6 +104,35 @@ describe('message writer: coalescing', () => {
     expect(clock.pending).toBe(0);
   });
 
+  it('renders a lazily given state only when it composes a request, always the newest one', async () => {
+    let latest = '';
+    const { clock, surface, writer } = setup({ surface: { onCall: (c) => (c.note = latest) } });
+    let text = '';
+    let renders = 0;
+    const finished = new Promise<void>((resolve) => {
+      for (let i = 0; i < 1000; i++)
+        clock.setTimeout(() => {
+          text += words(1000)[i];
+          const now = text;
+          latest = now;
+          writer.updateLazy(() => {
+            renders++;
+            return { header: HEADER, answer: now };
+          }, now.length);
+          if (i === 999) resolve();
+        }, 10 * (i + 1));
+    });
+    await clock.settle(finished);
+    const result = await clock.settle(writer.finish({ header: '✅ done', answer: text }));
+    expect(result.ok).toBe(true);
+    expect(surface.deliveredAnswer()).toBe(text);
+    const live = surface.calls.filter((c) => c.content && !c.content.final);
+    expect(live.length).toBeGreaterThan(5);
+    // Rendered when a request is composed (a few times per edit at most), not for each of the 1,000 states.
+    expect(renders).toBeLessThanOrEqual(3 * live.length);
+    for (const call of live) expect((call.note as string).endsWith(call.content!.answer)).toBe(true);
+  });
+
   it('skips identical content and keeps edits an interval apart', async () => {
     const { clock, surface, writer } = setup({ isDM: false });
     writer.update({ header: HEADER, answer: 'a' });

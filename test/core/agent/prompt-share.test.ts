@@ -6,6 +6,7 @@
  */
 import fc from 'fast-check';
 import { PromptShare } from '../../../src/core/agent/prompt-share';
+import { utf8Of } from '../../../src/core/json-splice';
 import { estimateTextTokens } from '../../../src/core/omnimessage/tokens';
 
 const piece = fc.string({ unit: fc.constantFrom('a', 'b', ' ', '\n', '—', 'é', '😀', '…'), maxLength: 80 });
@@ -37,7 +38,7 @@ test('json() is the UTF-8 of JSON.stringify(text()) for every prompt held', () =
       if (replace) prompts.splice(prompts.length >> 1, 0, `something else entirely ${'z'.repeat(400)}`, ...rests.map((r) => `${head}x${r}`));
       const held = prompts.map((p) => share.hold(p));
       // Read after every prompt is held: the share's known head has moved on for the early ones.
-      held.forEach((h, i) => expect(Buffer.from(h.json()).equals(Buffer.from(JSON.stringify(prompts[i]), 'utf8'))).toBe(true));
+      held.forEach((h, i) => expect(utf8Of(h.json()).equals(Buffer.from(JSON.stringify(prompts[i]), 'utf8'))).toBe(true));
     }),
   );
 });
@@ -48,5 +49,5 @@ test('a surrogate pair at the point two prompts part is never cut in two', () =>
   share.hold(`${head}\ud83d\ude00 one`);
   const held = share.hold(`${head}\ud83d\ude01 two`);
   expect(held.text()).toBe(`${head}\ud83d\ude01 two`);
-  expect(Buffer.from(held.json()).toString('utf8')).toBe(JSON.stringify(`${head}😁 two`));
+  expect(utf8Of(held.json()).toString('utf8')).toBe(JSON.stringify(`${head}😁 two`));
 });

@@ -98,7 +98,7 @@ test('fast mode asks for the priority tier', async () => {
 
 describe('the body as sent', () => {
   const prompt = 'Answer — briefly, "quoted"\n😀 …';
-  const given = () => Buffer.from(JSON.stringify(prompt), 'utf8');
+  const given = () => [Buffer.from(JSON.stringify(prompt).slice(0, 9), 'utf8'), JSON.stringify(prompt).slice(9)];
 
   test('is JSON.stringify of the request, with or without the prompt given, tools, history and cap', () => {
     for (const cfg of [{}, { systemPrompt: prompt }, { systemPrompt: prompt, systemPromptJson: given }, { systemPrompt: prompt, systemPromptJson: given, tools: [tool], maxTokens: 100 }]) {
@@ -110,7 +110,7 @@ describe('the body as sent', () => {
 
   test('carries the prompt JSON the caller hands over, as JSON', async () => {
     // A marker text in place of the prompt's JSON shows it is spliced in, not escaped again.
-    await collect(model({ systemPrompt: prompt, systemPromptJson: () => Buffer.from('"as handed over"'), tools: [tool] }).streamGenerate({ newMessages: hi() }));
+    await collect(model({ systemPrompt: prompt, systemPromptJson: () => ['"as handed', Buffer.from(' over"')], tools: [tool] }).streamGenerate({ newMessages: hi() }));
     expect(body().messages).toEqual([{ role: 'system', content: 'as handed over' }, { role: 'user', content: 'hi' }]);
     expect(server.requests[0].headers['content-type']).toBe('application/json');
   });
