@@ -2,7 +2,8 @@
  * JSON of plain objects with some values given already encoded, for the texts written over and over (a
  * session's system prompt, the agent's tool definitions): `jsonPieces(obj, given)` is `JSON.stringify(obj)`
  * as pieces, each key of `given` taking its pieces in its place; `utf8Of(pieces)` joins them as bytes.
- * An object may carry the JSON of one of its string properties (`attachJson`), read by `attachedJson`.
+ * An object may carry the JSON of one of its properties (`attachJson`), read by `attachedJson`; objects that
+ * many messages share (tool definitions) are encoded once each (`sharedItemsJson`).
  * Escaping a 20 KB prompt and encoding it as UTF-8 cost ~0.3 ms per request and per trace line. Joined
  * bytes are cut from shared 1 MiB slabs (node's own pool stops at 4 KiB): a fresh 40 KB buffer per request
  * cost ~50 µs, the allocator's pages and V8's accounting of memory it frees only at the next collection.
@@ -66,6 +67,24 @@ export function utf8Of(pieces: readonly JsonPiece[]): Buffer {
       at += p.byteLength;
     }
   }
+  return out;
+}
+
+const encodedItems = new WeakMap<object, Buffer>();
+
+/** `JSON.stringify(items)` as pieces, each object encoded once for every message that carries it (it must not change). */
+export function sharedItemsJson(items: readonly object[]): JsonPiece[] {
+  const out: JsonPiece[] = ['['];
+  items.forEach((item, i) => {
+    let json = encodedItems.get(item);
+    if (!json) {
+      json = Buffer.from(JSON.stringify(item), 'utf8');
+      encodedItems.set(item, json);
+    }
+    if (i > 0) out.push(',');
+    out.push(json);
+  });
+  out.push(']');
   return out;
 }
 

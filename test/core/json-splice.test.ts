@@ -4,7 +4,7 @@
  * property's JSON on its object without showing up in spreads or in JSON.
  */
 import fc from 'fast-check';
-import { attachedJson, attachJson, jsonPieces, utf8Of } from '../../src/core/json-splice';
+import { attachedJson, attachJson, jsonPieces, sharedItemsJson, utf8Of } from '../../src/core/json-splice';
 
 const same = (pieces: Parameters<typeof utf8Of>[0], value: unknown) => expect(utf8Of(pieces).toString('utf8')).toBe(JSON.stringify(value));
 
@@ -50,4 +50,11 @@ test('joined buffers never overlap, however many share a slab, and large ones st
     made.push({ buf: utf8Of([text.slice(0, 3), Buffer.from(text.slice(3), 'utf8')]), text });
   }
   for (const m of made) expect(m.buf.toString('utf8')).toBe(m.text);
+});
+
+test('shared items are JSON.stringify of the array, each object encoded once', () => {
+  const a = { name: 'a', text: 'é — 😀' };
+  const b = { name: 'b', list: [1, null] };
+  expect(utf8Of(sharedItemsJson([a, b, a])).toString('utf8')).toBe(JSON.stringify([a, b, a]));
+  expect(utf8Of(sharedItemsJson([])).toString('utf8')).toBe('[]');
 });

@@ -4,6 +4,7 @@
  * this runtime bootstraps the Environment and the model; queued notices join the input. A failed
  * bootstrap or an already-aborted signal ends the Task at once, keeping the input as carry-over.
  */
+import { attachJson, sharedItemsJson } from '../json-splice';
 import * as b from '../omnimessage/builders';
 import type { ToolDefinition } from '../interfaces';
 import type { OmniMessage } from '../omnimessage/types';
@@ -59,7 +60,9 @@ export async function* bootstrap(core: EngineCore, signal: AbortSignal): AsyncGe
     }
   }
   const tools = await listToolsOrNone(core);
+  // The definitions are the agent's, shared by its sessions: their JSON in the trace line is made once.
   const list = b.toolListReady(tools);
+  attachJson(list.payload, 'tools', () => sharedItemsJson(tools));
   core.trace.setToolList(list);
   yield core.emit(list);
   try {

@@ -12,7 +12,7 @@ import * as b from '../omnimessage/builders';
 import { addCounts, estimateMessagesTokens, estimateTextTokens, textCounts, tokensOfCounts, zeroCounts, type TextCounts } from '../omnimessage/tokens';
 import type { CompleteMessage, OmniMessage, TokenCounts, ToolDefinition } from '../omnimessage/types';
 import type { GenerativeModelConfig, GenerativeModelParameters, LLMInterface, LLMOutcome, ThinkingLevel, ToolCallIdRegistry } from '../interfaces';
-import { jsonPieces, utf8Of, type JsonPiece } from '../json-splice';
+import { jsonPieces, sharedItemsJson, utf8Of, type JsonPiece } from '../json-splice';
 import { classifyError } from './classify';
 import { nodeBodyOf } from './model-fetch';
 import { openaiSdk } from './openai-sdk';
@@ -53,17 +53,6 @@ export interface ChatRequestBody {
 
 type WireTool = NonNullable<ChatRequestBody['tools']>[number];
 const wireTools = new WeakMap<ToolDefinition, WireTool>();
-/** Each wire tool's JSON, encoded once (every request of every session offers the same ones). */
-const wireToolJson = new WeakMap<WireTool, Buffer>();
-
-function toolJson(w: WireTool): Buffer {
-  let j = wireToolJson.get(w);
-  if (!j) {
-    j = Buffer.from(JSON.stringify(w), 'utf8');
-    wireToolJson.set(w, j);
-  }
-  return j;
-}
 
 const wireToolCounts = new WeakMap<WireTool, TextCounts>();
 
@@ -159,7 +148,8 @@ export class GenerativeModel implements LLMInterface {
       const system = jsonPieces(first, { content: promptJson() });
       given.messages = rest.length > 0 ? ['[', ...system, `,${JSON.stringify(rest).slice(1)}`] : ['[', ...system, ']'];
     }
-    if (body.tools) given.tools = ['[', ...body.tools.flatMap((t, i) => (i === 0 ? [toolJson(t)] : [',', toolJson(t)])), ']'];
+    // Every request of every session offers the same wire tools: each is encoded once.
+    if (body.tools) given.tools = sharedItemsJson(body.tools);
     return utf8Of(jsonPieces(body, given));
   }
 

@@ -2,6 +2,7 @@
 import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { attachJson, sharedItemsJson } from '../../../src/core/json-splice';
 import * as b from '../../../src/core/omnimessage/builders';
 import type { OmniMessage } from '../../../src/core/omnimessage/types';
 import {
@@ -37,6 +38,20 @@ describe('trace paths', () => {
 });
 
 describe('TraceWriter', () => {
+  it('writes every line as JSON.stringify of its message: spliced JSON, shared tool JSON and long lines alike', async () => {
+    const id = newSessionId();
+    const tools = [{ name: 'read_file', description: 'Reads — a file 😀', parameters: { type: 'object', properties: {} } }];
+    const list = b.toolListReady(tools);
+    attachJson(list.payload, 'tools', () => sharedItemsJson(tools));
+    const spliced = b.sessionMeta({ session_id: id, provider: 'p', model_id: 'm', model_context_window: 1000, system_prompt: 'Be "brief" — 😀', agent_state: '/a', workspace: '/w' });
+    attachJson(spliced.payload, 'system_prompt', () => [JSON.stringify('Be "brief" — 😀')]);
+    const msgs = [spliced, list, b.userText(`long — ${'x'.repeat(9000)}`), b.userText('short')];
+    const w = new TraceWriter({ tracesDir: root, sessionId: id });
+    for (const m of msgs) await w.append(m);
+    const text = await readFile((await listTraceFiles(root, id))[0].path, 'utf8');
+    expect(text).toBe(msgs.map((m) => `${JSON.stringify(m)}\n`).join(''));
+  });
+
   it('writes into a trace folder that was removed after an earlier session made it', async () => {
     const first = newSessionId();
     const w1 = new TraceWriter({ tracesDir: root, sessionId: first });
