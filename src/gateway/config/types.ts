@@ -116,7 +116,8 @@ export interface GatewayConfig {
    * Idle sessions leave memory after `idle_evict_ms`, and sooner, least recently active first, while more
    * than `max_in_memory` are held or the V8 heap in use is past `heap_budget_mb` (default: 70 % of its limit).
    * `idle_gc_ms`: quiet time before one collection returns a burst's garbage (0: never).
-   * `young_generation_mb`: V8's young generation stops growing at this size (0: V8's own, up to 32 MB).
+   * `young_generation_mb`: V8's young generation stops growing at this size, or a sixteenth of the heap in use
+   * when that is more (0: V8's own, up to 32 MB).
    */
   sessions: { idle_evict_ms: number; max_in_memory: number; idle_gc_ms: number; heap_budget_mb?: number; young_generation_mb: number };
   shutdown: { grace_ms: number };

@@ -3,6 +3,7 @@
  * turns (as the gateway's work is) grows V8's young generation to 32 MiB without it, and with a 4 MiB stop
  * the young generation ends at 4 MiB or one doubling above, also when V8's default factor is put back
  * for each bundle the loader compiles, which takes its code cache meanwhile; undone, V8 grows it again.
+ * In a heap many times the stop, it grows with the heap.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -50,6 +51,13 @@ it('with a 4 MiB stop it ends at 4 MiB, or one doubling above; undone, V8 grows 
   expect(r.after).toBeGreaterThanOrEqual(4 * MiB);
   expect(r.after).toBeLessThanOrEqual(8 * MiB);
   expect(r.afterUndo).toBe(32 * MiB);
+});
+
+it('in a heap sixteen times the stop and more, the young generation grows to a sixteenth of it', () => {
+  // ~400 MiB kept: a sixteenth is past 16 MiB, so the 4 MiB stop no longer holds and V8 takes its 32 MiB.
+  const r = burst(`const big = Array.from({ length: 400 }, () => new Array(128 * 1024).fill(1.5));
+  capYoungGeneration(4 * 1024 * 1024);`);
+  expect(r.after).toBe(32 * MiB);
 });
 
 it('holds when loading bundles puts V8\'s default factor back for their compiles', () => {
