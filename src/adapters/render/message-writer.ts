@@ -89,32 +89,19 @@ export class MessageWriter {
 
   /** New live state; cheap, never throws, coalesced with whatever is pending. */
   update(snapshot: ReplySnapshot): void {
-    if (this.closed || this.finalRequested || this.failure) return;
-    this.latest = snapshot;
-    this.deferred = undefined;
-    this.dirty = true;
-    this.kick();
+    this.updateLazy(() => snapshot, snapshot.answer.length);
   }
 
   /**
-   * As `update`, with the snapshot rendered only when the writer composes a request (after the interval and
-   * the governor's grant), so a stream's many states between two edits are never rendered. `answerLength`
-   * is the answer's length (or close to it), for the decision to roll to a new message at once.
+   * New live state rendered only when the writer composes a request (after the interval and the governor's
+   * grant): a stream's states between two edits are never rendered. `answerLength` (or close to it) decides
+   * meanwhile whether to roll to a new message at once.
    */
   updateLazy(render: () => ReplySnapshot, answerLength: number): void {
     if (this.closed || this.finalRequested || this.failure) return;
     this.deferred = { render, answerLength };
     this.dirty = true;
     this.kick();
-  }
-
-  /** The newest snapshot, rendered now if it was deferred. */
-  private newest(): ReplySnapshot {
-    if (this.deferred) {
-      this.latest = this.deferred.render();
-      this.deferred = undefined;
-    }
-    return this.latest;
   }
 
   /** Flush now with final priority (e.g. before an approval card); resolves once nothing is pending. */
@@ -244,7 +231,9 @@ export class MessageWriter {
   // ------------------------------------------------------------------ planning
 
   private compose(final: boolean): Planned[] {
-    const plan = planReply(this.newest(), final, {
+    if (this.deferred) this.latest = this.deferred.render();
+    this.deferred = undefined;
+    const plan = planReply(this.latest, final, {
       limits: this.opts.limits,
       measure: this.measure,
       scale: this.scale,
