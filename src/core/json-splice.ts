@@ -4,9 +4,9 @@
  * as pieces, each key of `given` taking its pieces in its place; `utf8Of(pieces)` joins them as bytes.
  * An object may carry the JSON of one of its properties (`attachJson`), read by `attachedJson`; objects that
  * many messages share (tool definitions) are encoded once each (`sharedItemsJson`).
- * Escaping a 20 KB prompt and encoding it as UTF-8 cost ~0.3 ms per request and per trace line. Joined
- * bytes are cut from shared 1 MiB slabs (node's own pool stops at 4 KiB): a fresh 40 KB buffer per request
- * cost ~50 µs, the allocator's pages and V8's accounting of memory it frees only at the next collection.
+ * Escaping a 20 KB prompt and encoding it as UTF-8 cost ~0.3 ms per request and per trace line. (Joined
+ * bytes are not cut from shared slabs: freeing a slab of glibc's mmap size raised its mmap threshold, and
+ * 1,000 sessions after an exchange then held ~20 KB more each in the allocator's heap.)
  */
 
 export type JsonPiece = string | Uint8Array;
@@ -35,30 +35,11 @@ export function jsonPieces(obj: object, given: Record<string, readonly JsonPiece
   return out;
 }
 
-const SLAB_SIZE = 1 << 20;
-/** Larger results get a buffer of their own: a slab stays whole while any buffer cut from it is alive. */
-const SLAB_MAX_CUT = SLAB_SIZE >> 3;
-/** Weakly held: an idle process keeps no slab once the buffers cut from it are gone. */
-let slabRef: WeakRef<Buffer> | undefined;
-let slabUsed = 0;
-
 /** The pieces as one UTF-8 buffer. */
 export function utf8Of(pieces: readonly JsonPiece[]): Buffer {
   let size = 0;
   for (const p of pieces) size += typeof p === 'string' ? Buffer.byteLength(p, 'utf8') : p.byteLength;
-  let out: Buffer;
-  if (size > SLAB_MAX_CUT) out = Buffer.allocUnsafeSlow(size);
-  else {
-    let slab = slabRef?.deref();
-    if (!slab || slabUsed + size > SLAB_SIZE) {
-      slab = Buffer.allocUnsafeSlow(SLAB_SIZE);
-      slabRef = new WeakRef(slab);
-      slabUsed = 0;
-    }
-    out = slab.subarray(slabUsed, slabUsed + size);
-    // Cuts start on 8-byte boundaries, as node's pool keeps them.
-    slabUsed = (slabUsed + size + 7) & ~7;
-  }
+  const out = Buffer.allocUnsafe(size);
   let at = 0;
   for (const p of pieces) {
     if (typeof p === 'string') at += out.write(p, at, 'utf8');

@@ -42,10 +42,10 @@ test('attached JSON rides on its object, out of spreads and JSON', () => {
   expect(attachedJson(null)).toBeUndefined();
 });
 
-test('joined buffers never overlap, however many share a slab, and large ones stand alone', () => {
+test('joined buffers never overlap, small ones from node\'s pool and large ones alike', () => {
   const made: { buf: Buffer; text: string }[] = [];
   for (let i = 0; i < 3000; i++) {
-    // Sizes from a few bytes to past the slab's cut limit, multi-byte characters among them.
+    // Sizes from a few bytes to past 200 KB, multi-byte characters among them.
     const text = `${i}:${'é—'.repeat((i * 37) % 400)}${i % 500 === 0 ? 'x'.repeat(200_000) : ''}`;
     made.push({ buf: utf8Of([text.slice(0, 3), Buffer.from(text.slice(3), 'utf8')]), text });
   }

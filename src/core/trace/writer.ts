@@ -20,11 +20,7 @@ type Job = { kind: 'line'; msg: OmniMessage; buf: Buffer; done: () => void } | {
 /** A message's line; a payload that carries its field's JSON (a session_meta's shared prompt) is spliced. */
 function line(msg: OmniMessage): Buffer {
   const attached = attachedJson(msg.payload);
-  if (!attached) {
-    const json = JSON.stringify(msg);
-    // Past node's 4 KiB pool a line would get a buffer of its own.
-    return json.length > 4096 ? utf8Of([json, '\n']) : Buffer.from(json + '\n', 'utf8');
-  }
+  if (!attached) return Buffer.from(JSON.stringify(msg) + '\n', 'utf8');
   const given: Record<string, readonly JsonPiece[]> = {};
   for (const key of Object.keys(attached)) given[key] = attached[key]!();
   return utf8Of([...jsonPieces(msg, { payload: jsonPieces(msg.payload, given) }), '\n']);
