@@ -57,6 +57,9 @@ interface KnownHead {
   json?: Buffer;
 }
 
+/** Whether `k` is a head of `reference` that a prompt sharing `shared` characters with it starts with. */
+const fits = (k: KnownHead | undefined, reference: string, shared: number): k is KnownHead => k !== undefined && k.reference === reference && k.length <= shared;
+
 export class PromptShare {
   private reference = '';
   /** The shared head found last: most prompts of an agent start with it (a native comparison). */
@@ -88,10 +91,9 @@ export class PromptShare {
       json: () => {
         // The known head of this prompt's reference, if it is still the share's; else this head alone.
         const now = this.known;
-        const usable = now !== undefined && now.reference === reference && now.length <= shared;
-        const from = usable ? now.length : shared;
-        const headJson = usable ? (now.json ??= openJson(reference.slice(0, now.length))) : openJson(head);
-        return [headJson, closeJson(reference.slice(from, shared) + rest)];
+        if (!fits(now, reference, shared)) return [openJson(head), closeJson(rest)];
+        now.json ??= openJson(reference.slice(0, now.length));
+        return [now.json, closeJson(reference.slice(now.length, shared) + rest)];
       },
     };
   }
@@ -99,7 +101,7 @@ export class PromptShare {
   /** The known head for a prompt sharing `shared` characters with the reference (made or shortened to fit). */
   private knownHead(shared: number): KnownHead {
     const k = this.known;
-    if (k && k.reference === this.reference && k.length <= shared) return k;
+    if (fits(k, this.reference, shared)) return k;
     this.known = { reference: this.reference, length: shared, counts: textCounts(this.reference.slice(0, shared)) };
     return this.known;
   }
