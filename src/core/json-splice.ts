@@ -1,12 +1,12 @@
 /**
  * JSON of plain objects with some values given already encoded, for the texts written over and over (a
  * session's system prompt, the agent's tool definitions): `jsonPieces(obj, given)` is `JSON.stringify(obj)`
- * as pieces, each key of `given` taking its pieces in its place; `utf8Of(pieces)` joins them as bytes.
- * An object may carry the JSON of one of its properties (`attachJson`), read by `attachedJson`; objects that
- * many messages share (tool definitions) are encoded once each (`sharedItemsJson`).
- * Escaping a 20 KB prompt and encoding it as UTF-8 cost ~0.3 ms per request and per trace line. (Joined
- * bytes are not cut from shared slabs: freeing a slab of glibc's mmap size raised its mmap threshold, and
- * 1,000 sessions after an exchange then held ~20 KB more each in the allocator's heap.)
+ * as pieces, each key of `given` taking its pieces in its place; `chunksOf(pieces)` gives them as UTF-8
+ * chunks for one gathered write (writev), shared bytes by reference, so a 40 KB request or trace line that
+ * carries the prompt costs no joined copy. An object may carry the JSON of one of its properties
+ * (`attachJson`), read by `attachedJson`; objects that many messages share (tool definitions) are encoded
+ * once each (`sharedItemsJson`). Escaping a 20 KB prompt and encoding it as UTF-8 cost ~0.3 ms per request
+ * and per trace line.
  */
 
 export type JsonPiece = string | Uint8Array;
@@ -35,18 +35,62 @@ export function jsonPieces(obj: object, given: Record<string, readonly JsonPiece
   return out;
 }
 
-/** The pieces as one UTF-8 buffer. */
-export function utf8Of(pieces: readonly JsonPiece[]): Buffer {
+/** Given bytes this large are written where they are; smaller pieces between them are joined into one chunk. */
+const BY_REFERENCE = 4096;
+
+/**
+ * The pieces as UTF-8 chunks and their total size, for one gathered write: bytes of `BY_REFERENCE` or more
+ * (a shared prompt's JSON) by reference, every run of smaller pieces between them joined (a chunk costs a
+ * write call of its own in node:http, more than copying a few hundred bytes).
+ */
+export function chunksOf(pieces: readonly JsonPiece[]): { chunks: Uint8Array[]; size: number } {
+  const chunks: Uint8Array[] = [];
   let size = 0;
-  for (const p of pieces) size += typeof p === 'string' ? Buffer.byteLength(p, 'utf8') : p.byteLength;
-  const out = Buffer.allocUnsafe(size);
-  let at = 0;
-  for (const p of pieces) {
-    if (typeof p === 'string') at += out.write(p, at, 'utf8');
-    else {
-      out.set(p, at);
-      at += p.byteLength;
+  let run: JsonPiece[] = [];
+  let runBytes = 0;
+  const join = (): void => {
+    if (runBytes > 0) {
+      const buf = Buffer.allocUnsafe(runBytes);
+      let at = 0;
+      for (const p of run) {
+        if (typeof p === 'string') at += buf.write(p, at, 'utf8');
+        else {
+          buf.set(p, at);
+          at += p.byteLength;
+        }
+      }
+      chunks.push(buf);
     }
+    run = [];
+    runBytes = 0;
+  };
+  for (const p of pieces) {
+    const bytes = typeof p === 'string' ? Buffer.byteLength(p, 'utf8') : p.byteLength;
+    if (bytes === 0) continue;
+    size += bytes;
+    if (typeof p !== 'string' && bytes >= BY_REFERENCE) {
+      join();
+      chunks.push(p);
+      continue;
+    }
+    run.push(p);
+    runBytes += bytes;
+  }
+  join();
+  return { chunks, size };
+}
+
+/** What is left of `chunks` once the first `written` bytes of them went out (a short gathered write). */
+export function chunksAfter(chunks: readonly Uint8Array[], written: number): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  let skip = written;
+  for (const c of chunks) {
+    if (skip >= c.byteLength) {
+      skip -= c.byteLength;
+      continue;
+    }
+    out.push(skip > 0 ? c.subarray(skip) : c);
+    skip = 0;
   }
   return out;
 }

@@ -1,10 +1,13 @@
 /**
- * jsonPieces/utf8Of: JSON.stringify of plain objects, byte for byte, with keys' values handed over already
+ * jsonPieces/chunksOf: JSON.stringify of plain objects, byte for byte, with keys' values handed over already
  * encoded (in their place, absent keys skipped as JSON skips them); attachJson/attachedJson carry a
- * property's JSON on its object without showing up in spreads or in JSON.
+ * property's JSON on its object without showing up in spreads or in JSON; chunksAfter is what a short
+ * gathered write leaves.
  */
 import fc from 'fast-check';
-import { attachedJson, attachJson, jsonPieces, sharedItemsJson, utf8Of } from '../../src/core/json-splice';
+import { attachedJson, attachJson, chunksAfter, chunksOf, jsonPieces, sharedItemsJson } from '../../src/core/json-splice';
+
+const utf8Of = (pieces: Parameters<typeof chunksOf>[0]): Buffer => Buffer.concat(chunksOf(pieces).chunks);
 
 const same = (pieces: Parameters<typeof utf8Of>[0], value: unknown) => expect(utf8Of(pieces).toString('utf8')).toBe(JSON.stringify(value));
 
@@ -42,19 +45,30 @@ test('attached JSON rides on its object, out of spreads and JSON', () => {
   expect(attachedJson(null)).toBeUndefined();
 });
 
-test('joined buffers never overlap, small ones from node\'s pool and large ones alike', () => {
-  const made: { buf: Buffer; text: string }[] = [];
-  for (let i = 0; i < 3000; i++) {
-    // Sizes from a few bytes to past 200 KB, multi-byte characters among them.
-    const text = `${i}:${'é—'.repeat((i * 37) % 400)}${i % 500 === 0 ? 'x'.repeat(200_000) : ''}`;
-    made.push({ buf: utf8Of([text.slice(0, 3), Buffer.from(text.slice(3), 'utf8')]), text });
-  }
-  for (const m of made) expect(m.buf.toString('utf8')).toBe(m.text);
-});
-
 test('shared items are JSON.stringify of the array, each object encoded once', () => {
   const a = { name: 'a', text: 'é — 😀' };
   const b = { name: 'b', list: [1, null] };
   expect(utf8Of(sharedItemsJson([a, b, a])).toString('utf8')).toBe(JSON.stringify([a, b, a]));
   expect(utf8Of(sharedItemsJson([])).toString('utf8')).toBe('[]');
+});
+
+test('chunks are the pieces as bytes: large given bytes by reference, the small pieces between them joined', () => {
+  const shared = Buffer.from(`"${'é — 😀'.repeat(1000)}"`, 'utf8');
+  const small = Buffer.from('"tiny"', 'utf8');
+  const pieces = ['{"a":', shared, ',"b":', small, ',"c":[', '', '1]}'];
+  const { chunks, size } = chunksOf(pieces);
+  expect(chunks).toHaveLength(3);
+  expect(chunks[1]).toBe(shared);
+  const text = `{"a":${shared.toString('utf8')},"b":"tiny","c":[1]}`;
+  expect(size).toBe(Buffer.byteLength(text));
+  expect(Buffer.concat(chunks).toString('utf8')).toBe(text);
+  expect(chunksOf(['', Buffer.alloc(0)])).toEqual({ chunks: [], size: 0 });
+});
+
+test('what a short write leaves is the rest of the bytes, whatever chunk it ended in', () => {
+  const chunks = [Buffer.from('abc'), Buffer.from('de'), Buffer.from('fghi')];
+  const all = 'abcdefghi';
+  for (let written = 0; written <= all.length; written++) expect(Buffer.concat(chunksAfter(chunks, written)).toString()).toBe(all.slice(written));
+  expect(chunksAfter(chunks, 3)[0]).toBe(chunks[1]);
+  expect(chunksAfter(chunks, 9)).toEqual([]);
 });

@@ -12,9 +12,9 @@ import * as b from '../omnimessage/builders';
 import { addCounts, estimateMessagesTokens, estimateTextTokens, textCounts, tokensOfCounts, zeroCounts, type TextCounts } from '../omnimessage/tokens';
 import type { CompleteMessage, OmniMessage, TokenCounts, ToolDefinition } from '../omnimessage/types';
 import type { GenerativeModelConfig, GenerativeModelParameters, LLMInterface, LLMOutcome, ThinkingLevel, ToolCallIdRegistry } from '../interfaces';
-import { jsonPieces, sharedItemsJson, utf8Of, type JsonPiece } from '../json-splice';
+import { chunksOf, jsonPieces, sharedItemsJson, type JsonPiece } from '../json-splice';
 import { classifyError } from './classify';
-import { nodeBodyOf } from './model-fetch';
+import { ChunkedBody, nodeBodyOf } from './model-fetch';
 import { openaiSdk } from './openai-sdk';
 import { sharedClient } from './openai-client';
 import { outputCap } from './output-cap';
@@ -137,10 +137,11 @@ export class GenerativeModel implements LLMInterface {
   }
 
   /**
-   * `JSON.stringify(body)` as UTF-8, with the system prompt's JSON spliced in when the caller has it encoded
-   * and each tool's taken from its cache: the prompt and tools are most of every request's bytes.
+   * `JSON.stringify(body)` as UTF-8 chunks, with the system prompt's JSON spliced in when the caller has it
+   * encoded and each tool's taken from its cache: the prompt and tools are most of every request's bytes,
+   * and go to the socket as the shared buffers they are.
    */
-  encodeRequest(body: ChatRequestBody): Buffer {
+  encodeRequest(body: ChatRequestBody): ChunkedBody {
     const given: Record<string, JsonPiece[]> = {};
     const [first, ...rest] = body.messages;
     const promptJson = this.config.systemPromptJson;
@@ -150,7 +151,8 @@ export class GenerativeModel implements LLMInterface {
     }
     // Every request of every session offers the same wire tools: each is encoded once.
     if (body.tools) given.tools = sharedItemsJson(body.tools);
-    return utf8Of(jsonPieces(body, given));
+    const { chunks, size } = chunksOf(jsonPieces(body, given));
+    return new ChunkedBody(chunks, size);
   }
 
   async *streamGenerate(params: GenerativeModelParameters): AsyncGenerator<OmniMessage, LLMOutcome> {
@@ -178,7 +180,7 @@ export class GenerativeModel implements LLMInterface {
     let reader: SseJsonReader | undefined;
     try {
       // The SDK sends the request and turns an error status into its error; the body is read here.
-      // The body goes as bytes (the SDK passes bytes through), so the prompt's and tools' JSON are not made again.
+      // The body goes as chunks (the SDK passes bytes through), so the prompt's and tools' JSON are neither made nor copied again.
       const bytes = this.encodeRequest(body) as unknown as OpenAI.Chat.ChatCompletionCreateParamsStreaming;
       const pending = this.client.chat.completions.create(bytes, { signal: http.signal, headers: { 'content-type': 'application/json' } }).asResponse();
       const opened = await raceUpstream(pending, signal, this.idleMs);

@@ -9,21 +9,24 @@
  */
 import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { attachedJson, jsonPieces, utf8Of, type JsonPiece } from '../json-splice';
+import { attachedJson, chunksAfter, chunksOf, jsonPieces, type JsonPiece } from '../json-splice';
 import { isTraceable } from '../omnimessage/guards';
 import type { OmniMessage } from '../omnimessage/types';
 import { listTraceFiles, traceFilePath } from './paths';
 
 /** One queued job: a line to append, or a rotation barrier. */
-type Job = { kind: 'line'; msg: OmniMessage; buf: Buffer; done: () => void } | { kind: 'rotate'; head: OmniMessage[]; done: () => void };
+type Job = { kind: 'line'; msg: OmniMessage; chunks: Uint8Array[]; done: () => void } | { kind: 'rotate'; head: OmniMessage[]; done: () => void };
 
-/** A message's line; a payload that carries its field's JSON (a session_meta's shared prompt) is spliced. */
-function line(msg: OmniMessage): Buffer {
+/**
+ * A message's line as chunks; a payload that carries its field's JSON (a session_meta's shared prompt) is
+ * spliced, the shared bytes written as they are (one gathered write), never copied into a line of its own.
+ */
+function line(msg: OmniMessage): Uint8Array[] {
   const attached = attachedJson(msg.payload);
-  if (!attached) return Buffer.from(JSON.stringify(msg) + '\n', 'utf8');
+  if (!attached) return [Buffer.from(JSON.stringify(msg) + '\n', 'utf8')];
   const given: Record<string, readonly JsonPiece[]> = {};
   for (const key of Object.keys(attached)) given[key] = attached[key]!();
-  return utf8Of([...jsonPieces(msg, { payload: jsonPieces(msg.payload, given) }), '\n']);
+  return chunksOf([...jsonPieces(msg, { payload: jsonPieces(msg.payload, given) }), '\n']).chunks;
 }
 
 /** Trace folders this process made or found. */
@@ -91,7 +94,7 @@ export class TraceWriter {
   /** Resolves once this envelope's line is on disk (or its write failed and was reported). */
   append(msg: OmniMessage): Promise<void> {
     if (!isTraceable(msg)) return this.flush();
-    return new Promise((done) => this.enqueue({ kind: 'line', msg, buf: line(msg), done }));
+    return new Promise((done) => this.enqueue({ kind: 'line', msg, chunks: line(msg), done }));
   }
 
   /** Later appends go to the next file, which starts with `head` (session_meta + tool_list_ready). */
@@ -136,7 +139,7 @@ export class TraceWriter {
         const ok = await this.guard(async () => {
           await this.closeHandle();
           this.fileIndex += 1;
-          if (job.head.length) await this.writeAll(Buffer.concat(job.head.map(line)));
+          if (job.head.length) await this.writeAll(job.head.flatMap(line));
         });
         if (ok && job.head.length) this.written(job.head);
         job.done();
@@ -144,7 +147,7 @@ export class TraceWriter {
       }
       const batch: Extract<Job, { kind: 'line' }>[] = [];
       while (this.queue.length > 0 && this.queue[0].kind === 'line') batch.push(this.queue.shift() as Extract<Job, { kind: 'line' }>);
-      const ok = await this.guard(() => this.writeAll(batch.length === 1 ? batch[0].buf : Buffer.concat(batch.map((j) => j.buf))));
+      const ok = await this.guard(() => this.writeAll(batch.length === 1 ? batch[0].chunks : batch.flatMap((j) => j.chunks)));
       if (ok) this.written(batch.map((j) => j.msg));
       for (const j of batch) j.done();
     }
@@ -171,12 +174,13 @@ export class TraceWriter {
     }
   }
 
-  private async writeAll(buf: Buffer): Promise<void> {
+  /** One write(2) for all the chunks (writev), again for what a short write left. */
+  private async writeAll(chunks: Uint8Array[]): Promise<void> {
     const fh = await this.handle();
-    let off = 0;
-    while (off < buf.length) {
-      const { bytesWritten } = await fh.write(buf, off, buf.length - off);
-      off += bytesWritten;
+    let left = chunks;
+    while (left.length > 0) {
+      const { bytesWritten } = left.length === 1 ? await fh.write(left[0]!) : await fh.writev(left);
+      left = chunksAfter(left, bytesWritten);
     }
   }
 

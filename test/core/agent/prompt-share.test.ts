@@ -6,7 +6,9 @@
  */
 import fc from 'fast-check';
 import { PromptShare } from '../../../src/core/agent/prompt-share';
-import { utf8Of } from '../../../src/core/json-splice';
+import { chunksOf } from '../../../src/core/json-splice';
+
+const utf8Of = (pieces: Parameters<typeof chunksOf>[0]): Buffer => Buffer.concat(chunksOf(pieces).chunks);
 import { estimateTextTokens } from '../../../src/core/omnimessage/tokens';
 
 const piece = fc.string({ unit: fc.constantFrom('a', 'b', ' ', '\n', '—', 'é', '😀', '…'), maxLength: 80 });

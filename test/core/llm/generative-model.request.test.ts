@@ -104,7 +104,7 @@ describe('the body as sent', () => {
     for (const cfg of [{}, { systemPrompt: prompt }, { systemPrompt: prompt, systemPromptJson: given }, { systemPrompt: prompt, systemPromptJson: given, tools: [tool], maxTokens: 100 }]) {
       const m = model(cfg);
       m.setHistory([b.userText('before'), b.assistantText('earlier answer')]);
-      for (const req of [m.buildRequest(hi()), m.buildRequest([])]) expect(m.encodeRequest(req).toString('utf8')).toBe(JSON.stringify(req));
+      for (const req of [m.buildRequest(hi()), m.buildRequest([])]) expect(Buffer.concat(m.encodeRequest(req).chunks).toString('utf8')).toBe(JSON.stringify(req));
     }
   });
 

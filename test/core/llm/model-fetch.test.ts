@@ -1,13 +1,14 @@
 /**
  * `modelFetch` against a real HTTP server on 127.0.0.1: what it sends, a body that streams as it arrives,
  * compressed bodies, aborts before and during the body, connection failures, redirects, null-body statuses,
- * the Node stream under a Response (nodeBodyOf), and the model SDK streaming a chat completion through it.
+ * the Node stream under a Response (nodeBodyOf), a chunked body (through the SDK too), and the model SDK
+ * streaming a chat completion through it.
  */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as zlib from 'node:zlib';
 import OpenAI from 'openai';
-import { modelFetch, nodeBodyOf } from '../../../src/core/llm/model-fetch';
+import { ChunkedBody, modelFetch, nodeBodyOf } from '../../../src/core/llm/model-fetch';
 
 interface Seen { method: string; url: string; headers: http.IncomingHttpHeaders; body: string }
 type Route = (req: http.IncomingMessage, res: http.ServerResponse, seen: Seen) => void;
@@ -158,6 +159,31 @@ test('a redirect is followed (by the global fetch)', async () => {
   const res = await modelFetch(`${base}/old`, { method: 'POST', body: 'payload' });
   expect(await res.text()).toBe('moved: payload');
   expect(seen.map((s) => s.url)).toEqual(['/old', '/old', '/new']);
+});
+
+test('a chunked body goes out as its chunks, in order, with their length; a Blob for the global fetch (a redirect)', async () => {
+  routes.set('/echo', (_req, res, s) => res.end(s.body));
+  routes.set('/moved', (_req, res) => res.writeHead(308, { location: '/echo' }).end());
+  const shared = Buffer.from('{"prompt":"wörld — ', 'utf8');
+  const chunks = [shared, Buffer.from('rest"}', 'utf8')];
+  const body = () => new ChunkedBody(chunks, shared.byteLength + 6);
+  const direct = await modelFetch(`${base}/echo`, { method: 'POST', body: body() });
+  expect(await direct.text()).toBe('{"prompt":"wörld — rest"}');
+  expect(seen[0]!.headers['content-length']).toBe(String(Buffer.byteLength('{"prompt":"wörld — rest"}')));
+  const redirected = await modelFetch(`${base}/moved`, { method: 'POST', body: body() });
+  expect(await redirected.text()).toBe('{"prompt":"wörld — rest"}');
+  // Still shared: nothing was copied into or out of the caller's chunks.
+  expect(shared.toString('utf8')).toBe('{"prompt":"wörld — ');
+});
+
+test('the model SDK passes a chunked body through untouched', async () => {
+  routes.set('/v1/chat/completions', (_req, res, s) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ echoed: JSON.parse(s.body) })));
+  const client = new OpenAI({ apiKey: 'k', baseURL: `${base}/v1`, fetch: modelFetch, maxRetries: 0 });
+  const json = Buffer.from('{"model":"m","messages":[]}', 'utf8');
+  const body = new ChunkedBody([json.subarray(0, 10), json.subarray(10)], json.byteLength) as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming;
+  const res = await client.chat.completions.create(body, { headers: { 'content-type': 'application/json' } }).asResponse();
+  expect(await res.json()).toEqual({ echoed: { model: 'm', messages: [] } });
+  expect(seen[0]!.headers['content-length']).toBe(String(json.byteLength));
 });
 
 test('a 204 has a null body', async () => {
