@@ -3,6 +3,7 @@
  * every platform shares — blocks separated by blank lines, lists with nesting and task boxes, tables laid
  * out as aligned monospace text, HTML kept as literal text — and asks the dialect only for the leaf syntax
  * (escaping, emphasis, code, links, headings, quotes). Renderers never use regexes on Markdown source.
+ * A dialect is pure (same Markdown, same output), so short texts are rendered once per walker.
  */
 import { Lexer, type Token, type Tokens } from 'marked';
 import { displayWidth, pad } from './text-width';
@@ -53,10 +54,28 @@ export function isSafeHref(href: string): boolean {
   return /^(https?:\/\/|mailto:|tg:\/\/)[^\s]+$/i.test(href);
 }
 
+/** Short texts (status lines, footers, buttons' labels) recur in every reply of every chat: rendered once each. */
+const MEMO_MAX_LENGTH = 256;
+const MEMO_ENTRIES = 2048;
+
 export class Walker {
+  private readonly memo = new Map<string, string>();
+
   constructor(private readonly d: Dialect) {}
 
   render(markdown: string): string {
+    if (markdown.length > MEMO_MAX_LENGTH) return this.renderNow(markdown);
+    let out = this.memo.get(markdown);
+    if (out === undefined) {
+      out = this.renderNow(markdown);
+      // Cleared when full: the texts in use now come back at once, ones of past replies do not.
+      if (this.memo.size >= MEMO_ENTRIES) this.memo.clear();
+      this.memo.set(markdown, out);
+    }
+    return out;
+  }
+
+  private renderNow(markdown: string): string {
     const out = this.blocks(lex(markdown), 0).replace(/\s+$/, '');
     return this.d.finish ? this.d.finish(out) : out;
   }
