@@ -154,11 +154,15 @@ export class TaskRunner {
     await this.o.store.updateSession(session.id, { status: 'running' });
     // Before the run: every usage row of this Task is attributed to its requester from this record.
     await this.o.store.recordTaskRun({ task_id: running.taskId, session_id: session.id, requester: running.requester, started_at: started }).catch((err: unknown) => this.o.logger.warn({ err }, 'task run not recorded'));
-    // The first-line title is written alongside the run, never in front of it: a message sent meanwhile must find the run started, to steer into it.
-    const titling = this.fallbackTitle(entry, input).catch((err: unknown) => {
-      this.o.logger.warn({ err }, 'title not recorded');
-      return undefined;
-    });
+    // The first-line title is written once the model is answering, never in front of the run (a message sent
+    // meanwhile must find the run started, to steer into it) nor of its request (a thousand chats opening at once
+    // would each wait for every other's title first).
+    let titling: Promise<string | undefined> | undefined;
+    const title = (): Promise<string | undefined> =>
+      (titling ??= this.fallbackTitle(entry, input).catch((err: unknown) => {
+        this.o.logger.warn({ err }, 'title not recorded');
+        return undefined;
+      }));
     let status: TaskOutcome['status'] = 'completed';
     let reason: string | undefined;
     let deliveryError: string | undefined;
@@ -166,8 +170,10 @@ export class TaskRunner {
       let asked = false;
       for await (const msg of session.run(input, { approve, signal: running.abort.signal })) {
         // Whatever follows the request's start is the model answering: the request is out.
-        if (asked) requested();
-        else asked = isPayload(msg, 'request_begin');
+        if (asked) {
+          requested();
+          void title();
+        } else asked = isPayload(msg, 'request_begin');
         renderer.push(msg);
         if (isPayload(msg, 'abort')) {
           status = 'aborted';
@@ -189,7 +195,7 @@ export class TaskRunner {
       this.o.metrics?.taskFinished(platform, status, this.o.clock.now() - started);
     }
     // The model's title comes after the first reply, so it never competes with the first token.
-    const needsTitle = await titling;
+    const needsTitle = await title();
     if (needsTitle !== undefined) {
       const assistant = answerText(renderer.liveView);
       this.queueTitle(() => this.modelTitle(entry, needsTitle, assistant).catch((err: unknown) => this.o.logger.warn({ err }, 'title not recorded')));

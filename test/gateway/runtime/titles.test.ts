@@ -1,9 +1,10 @@
 /**
  * Conversation titles reach platforms that show them (ChannelAdapter.setTitle, e.g. Slack assistant
- * threads): the first line of the first message at once, then the model's title after the first reply;
- * title requests wait while new conversations are still on their way to their first model request.
+ * threads): the first line of the first message once the model answers (never in front of its request),
+ * then the model's title after the first reply; title requests wait while new conversations are still on
+ * their way to their first model request.
  */
-import { turn } from '../../fakes/openai-server';
+import { slowTurn, turn } from '../../fakes/openai-server';
 import { FakeChatAdapter } from './fake-chat-adapter';
 import { startHarness, type Harness } from './harness';
 
@@ -23,6 +24,18 @@ it('shows the fallback title, then the model title, on the conversation', async 
     { chat: 'telegram:42:-', title: 'plan the release' },
     { chat: 'telegram:42:-', title: 'A short title' },
   ]);
+});
+
+it('writes the first-line title once the model answers, not in front of its request', async () => {
+  const chat = new FakeChatAdapter();
+  h = await startHarness({ extra: () => [{ adapter: chat }], env: { PENGUIN_ALLOW_USERS: 'telegram:42' } });
+  // The first chunk comes 300 ms after the request: the request is seen with no title anywhere yet.
+  h.model.enqueue(slowTurn('Here is the plan.', 300));
+  await chat.inject(chat.dm({ id: '42' }, 'plan the release', '1'));
+  await h.waitFor('model request', () => h!.model.requests.length === 1);
+  expect(chat.titles).toEqual([]);
+  await h.waitFor('fallback title', () => chat.titles.length >= 1);
+  expect(chat.titles[0]).toEqual({ chat: 'telegram:42:-', title: 'plan the release' });
 });
 
 it('asks for no title while a burst of new conversations is still on its way to their first answers', async () => {
