@@ -5,7 +5,7 @@
  * first prompt after an event in it. A source whose directory cannot be watched (no inotify slots, not
  * there yet) is read at every prompt instead, so a prompt never misses a change. `close()` stops watching.
  */
-import { watch, type FSWatcher } from 'node:fs';
+import { existsSync, watch, type FSWatcher } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import { readIfExists } from './files';
@@ -52,6 +52,8 @@ class Cached<T> {
 
 export class PromptSources {
   private readonly watchers = new Map<string, FSWatcher>();
+  /** Folders not there at their last watch: tried again only once their parent's watch announces them. */
+  private readonly missing = new Set<string>();
   private closed = false;
   private readonly agentsMdValue: Cached<string>;
   private readonly skillsValue: Cached<SkillMetadata[]>;
@@ -139,9 +141,12 @@ export class PromptSources {
     return true;
   }
 
-  /** The schedule folder may appear later: until it does, the state directory's watch announces it. */
+  /**
+   * The schedule folder may appear later: until it does, the state directory's watch announces it (a
+   * watch of a missing folder is not tried again at every prompt: each try is a failed syscall and an error).
+   */
   private watchingIfPresent(dir: string): boolean {
-    this.watching(dir);
+    if (!this.missing.has(dir) && !this.watching(dir) && !this.closed && !existsSync(dir)) this.missing.add(dir);
     return true;
   }
 
@@ -157,6 +162,7 @@ export class PromptSources {
       if (name === null || name === 'AGENTS.md') this.agentsMdValue.stale();
       if (name === null || name === 'schedule') {
         this.unwatch(p.scheduleDir);
+        this.missing.delete(p.scheduleDir);
         this.schedulesValue.stale();
       }
       if (name === null || name === 'skills') this.skillsValue.stale();
@@ -167,6 +173,8 @@ export class PromptSources {
   }
 
   private staleAll(): void {
+    // A watch failed: what it would have announced meanwhile is unknown.
+    this.missing.clear();
     for (const v of [this.agentsMdValue, this.skillsValue, this.schedulesValue, this.userIndexValue]) v.stale();
   }
 }

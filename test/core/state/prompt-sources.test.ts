@@ -1,7 +1,8 @@
 /**
  * The files a new session's system prompt reads are kept between prompts and watched: an edit to
- * AGENTS.md, a SKILL.md, a new skill, a schedule file (in a schedule folder that did not exist yet) or the
- * user memory index reaches the next prompt once the watch reports it; after `close()` every prompt reads
+ * AGENTS.md, a SKILL.md, a new skill, a schedule file (in a schedule folder that did not exist yet, whose
+ * watch is not tried at every prompt meanwhile) or the user memory index reaches the next prompt once the
+ * watch reports it; after `close()` every prompt reads
  * the files again. Waiting is on the change arriving, never on a fixed delay.
  */
 import { link, mkdir, rm, writeFile } from 'node:fs/promises';
@@ -68,6 +69,19 @@ describe('prompt sources', () => {
     await promptWhere(state, (p) => p.includes('- standup'));
     await writeFile(join(state.paths.scheduleDir, 'retro.toml'), 'start_at = "2026-12-01T09:00:00"\nperiod = "7d"\n');
     await promptWhere(state, (p) => p.includes('- retro'));
+  });
+
+  it('a schedule folder that is not there is not watched again at every prompt', async () => {
+    state = await freshState();
+    await promptOf(state);
+    // The module object itself (an `import * as` is a copy of its properties).
+    const watch = jest.spyOn(require('node:fs') as typeof import('node:fs'), 'watch');
+    try {
+      for (let i = 0; i < 5; i++) await promptOf(state);
+      expect(watch).not.toHaveBeenCalled();
+    } finally {
+      watch.mockRestore();
+    }
   });
 
   it('an edited user memory index reaches the next prompt', async () => {
