@@ -52,6 +52,21 @@ test('shared items are JSON.stringify of the array, each object encoded once', (
   expect(utf8Of(sharedItemsJson([])).toString('utf8')).toBe('[]');
 });
 
+test('a list seen before comes back as one buffer, the same one each time; another list is its own JSON', () => {
+  const a = { name: 'a', text: 'é — 😀' };
+  const b = { name: 'b', list: [1, null] };
+  const c = { name: 'c' };
+  sharedItemsJson([a, b]);
+  const again = sharedItemsJson([a, b]);
+  expect(again).toHaveLength(1);
+  expect(sharedItemsJson([a, b])[0]).toBe(again[0]);
+  expect(utf8Of(again).toString('utf8')).toBe(JSON.stringify([a, b]));
+  // Same first item, other list: encoded as itself (and remembered in place of the first).
+  expect(utf8Of(sharedItemsJson([a, c])).toString('utf8')).toBe(JSON.stringify([a, c]));
+  expect(utf8Of(sharedItemsJson([a])).toString('utf8')).toBe(JSON.stringify([a]));
+  expect(utf8Of(sharedItemsJson([a, b, c])).toString('utf8')).toBe(JSON.stringify([a, b, c]));
+});
+
 test('chunks are the pieces as bytes: large given bytes by reference, the small pieces between them joined', () => {
   const shared = Buffer.from(`"${'é — 😀'.repeat(1000)}"`, 'utf8');
   const small = Buffer.from('"tiny"', 'utf8');
