@@ -175,6 +175,7 @@ class AgentImpl implements Agent {
       agentStateDir: resolve(this.options.agentStateDir),
       sessionId: id,
       workspace,
+      ...(opts.workspace === undefined ? { freshWorkspace: true } : {}),
       model,
       isSubagent: depth > 0,
     });
@@ -189,7 +190,8 @@ class AgentImpl implements Agent {
       workspace,
       source: opts.source,
     }), systemPrompt);
-    const writer = new TraceWriter({ tracesDir: this.options.tracesDir, sessionId: id });
+    // A new id has no trace yet (checked above when the caller chose it): nothing to heal.
+    const writer = new TraceWriter({ tracesDir: this.options.tracesDir, sessionId: id, fresh: true });
     this.watch(writer, { sessionId: id, provider: model.provider, modelId: model.modelId, ...(parentSessionId ? { parentSessionId } : {}) });
     return this.build({ id, meta, workspace, model, systemPrompt, depth, writer, metaFirst: true });
   }

@@ -72,10 +72,12 @@ export class TraceWriter {
   private fh?: FileHandle;
   private healedPath?: string;
 
-  constructor(opts: { tracesDir: string; sessionId: string; index?: number }) {
+  /** `fresh`: the session is new, so its first file has no torn tail to heal (no stat before its first write). */
+  constructor(opts: { tracesDir: string; sessionId: string; index?: number; fresh?: boolean }) {
     this.dir = opts.tracesDir;
     this.sessionId = opts.sessionId;
     this.fileIndex = opts.index ?? 1;
+    if (opts.fresh) this.healedPath = this.path;
   }
 
   /** A writer that appends to the latest existing file of the session (index 1 when there is none). */

@@ -1,5 +1,5 @@
 /** Trace writer and reader: layout, serialized appends, torn-tail healing, tolerant reading, rotation. */
-import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { attachJson, sharedItemsJson } from '../../../src/core/json-splice';
@@ -138,6 +138,27 @@ describe('TraceWriter', () => {
     expect(r.file.skipped).toBe(0);
     expect(r.file.truncatedTail).toBe(false);
     expect(r.file.messages.map((m) => (m.payload as { text: string }).text)).toEqual(['kept', 'after crash']);
+  });
+
+  it('a fresh writer (a new session) does not look for a torn tail in its new file; any other writer does', async () => {
+    const probe = await open(join(root, 'probe'), 'a+');
+    const handleProto = Object.getPrototypeOf(probe) as { stat: () => Promise<unknown> };
+    await probe.close();
+    const stat = jest.spyOn(handleProto, 'stat');
+    try {
+      const id = newSessionId();
+      const fresh = new TraceWriter({ tracesDir: root, sessionId: id, fresh: true });
+      await fresh.append(meta(id));
+      await fresh.append(b.userText('first'));
+      expect(stat).not.toHaveBeenCalled();
+      const other = newSessionId();
+      await new TraceWriter({ tracesDir: root, sessionId: other }).append(meta(other));
+      expect(stat).toHaveBeenCalledTimes(1);
+      const r = await readTraceFile(fresh.path);
+      expect(r.ok && r.file.messages.map((m) => (m.payload as { text: string }).text)).toEqual(['first']);
+    } finally {
+      stat.mockRestore();
+    }
   });
 
   it('completes a whole last record that only lacks its newline', async () => {
