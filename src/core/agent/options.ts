@@ -52,6 +52,8 @@ export interface SystemPromptContext {
   agentStateDir: string;
   sessionId: string;
   workspace: string;
+  /** `workspace` was made just now for this session (a temporary workspace, a folder and not a link). */
+  freshWorkspace?: boolean;
   model: ModelDescriptor;
   isSubagent: boolean;
 }

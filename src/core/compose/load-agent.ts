@@ -132,7 +132,8 @@ export async function loadAgent(opts: LoadAgentOptions = {}): Promise<LoadAgentR
         { hostEnv: env as NodeJS.ProcessEnv, warn: opts.warn, ...(iso ? { envPolicy: iso.envPolicy } : {}) },
       );
     },
-    systemPrompt: (ctx) => state.systemPrompt({ sessionId: ctx.sessionId, workspaceDir: ctx.workspace, provider: ctx.model.provider, modelId: ctx.model.modelId }),
+    systemPrompt: (ctx) =>
+      state.systemPrompt({ sessionId: ctx.sessionId, workspaceDir: ctx.workspace, ...(ctx.freshWorkspace ? { freshWorkspace: true } : {}), provider: ctx.model.provider, modelId: ctx.model.modelId }),
     engine: {
       max_turns: cfg.max_turns,
       thinking_level: state.thinkingLevel,

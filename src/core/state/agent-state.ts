@@ -55,6 +55,8 @@ export interface LoadAgentStateOptions {
 export interface SessionPromptInput {
   sessionId: string;
   workspaceDir: string;
+  /** The workspace was made just now for this session (a temporary one, not a link). */
+  freshWorkspace?: boolean;
   provider: string;
   modelId: string;
   now?: Date;
@@ -215,7 +217,7 @@ async function load(opts: LoadAgentStateOptions): Promise<AgentStateResult> {
     visionModel: () => resolveVisionModel(project, p.projectConfig, env),
     systemPrompt: async (input) => {
       // Memory is an enhancement: a memory directory that cannot be prepared leaves the Session without it.
-      const memory = config.memory.enabled ? await sources.memoryFor(input.workspaceDir).catch(() => undefined) : undefined;
+      const memory = config.memory.enabled ? await sources.memoryFor(input.workspaceDir, input.freshWorkspace === true).catch(() => undefined) : undefined;
       return assembleSystemPrompt({
         template: config.system_prompt,
         agentsMd: await sources.agentsMd(),

@@ -46,9 +46,9 @@ export async function isTemporaryWorkspace(agentsDir: string, workspaceDir: stri
   return temporaryWorkspaceOf(await realOrResolved(agentsDir), workspaceDir);
 }
 
-/** `isTemporaryWorkspace` with the real path of `agents/` already known (a caller that asks often). */
-export async function temporaryWorkspaceOf(agentsDirReal: string, workspaceDir: string): Promise<boolean> {
-  const rel = relative(agentsDirReal, await realOrResolved(workspaceDir));
+/** `isTemporaryWorkspace` with the real path of `agents/` (and perhaps the workspace's) already known (a caller that asks often). */
+export async function temporaryWorkspaceOf(agentsDirReal: string, workspaceDir: string, workspaceReal?: string): Promise<boolean> {
+  const rel = relative(agentsDirReal, workspaceReal ?? (await realOrResolved(workspaceDir)));
   if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) return false;
   const parts = rel.split(sep);
   return parts.length >= 3 && parts[1] === 'workspaces';

@@ -7,7 +7,7 @@
  */
 import { existsSync, watch, type FSWatcher } from 'node:fs';
 import { realpath } from 'node:fs/promises';
-import { join, resolve, sep } from 'node:path';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import { readIfExists } from './files';
 import { ensureUserMemory, MEMORY_INDEX_FILE, readMemoryIndex, temporaryWorkspaceOf, workspaceMemory, type SessionMemory } from './memory';
 import { ID_RE } from './paths';
@@ -50,6 +50,8 @@ class Cached<T> {
   }
 }
 
+const realOrResolvedPath = (p: string): Promise<string> => realpath(p).catch(() => resolve(p));
+
 export class PromptSources {
   private readonly watchers = new Map<string, FSWatcher>();
   /** Folders not there at their last watch: tried again only once their parent's watch announces them. */
@@ -60,6 +62,8 @@ export class PromptSources {
   private readonly schedulesValue: Cached<string[]>;
   private readonly userIndexValue: Cached<{ dir: string; index: string }>;
   private agentsDirReal?: Promise<string>;
+  /** Real paths of the folders fresh workspaces are made in (one per agent). */
+  private readonly parentsReal = new Map<string, Promise<string>>();
 
   constructor(private readonly p: PromptSourcePaths) {
     this.agentsMdValue = new Cached(async () => (await readIfExists(p.agentsMd)) ?? '', () => this.watching(p.stateDir));
@@ -84,14 +88,28 @@ export class PromptSources {
     return this.schedulesValue.get();
   }
 
-  /** The session's memory: the shared user index, plus the workspace's own scope for a persistent workspace. */
-  async memoryFor(workspaceDir: string): Promise<SessionMemory> {
+  /**
+   * The session's memory: the shared user index, plus the workspace's own scope for a persistent workspace.
+   * `fresh`: the workspace is a folder made just now for this session (not a link), so its real path is its
+   * parent's (resolved once) plus its name, with no realpath per session.
+   */
+  async memoryFor(workspaceDir: string, fresh = false): Promise<SessionMemory> {
     const user = await this.userIndexValue.get();
     const memory: SessionMemory = { userDir: user.dir, userIndex: user.index };
-    this.agentsDirReal ??= realpath(this.p.agentsDir).catch(() => resolve(this.p.agentsDir));
-    if (await temporaryWorkspaceOf(await this.agentsDirReal, workspaceDir)) return memory;
+    this.agentsDirReal ??= realOrResolvedPath(this.p.agentsDir);
+    const real = fresh ? join(await this.parentReal(dirname(workspaceDir)), basename(workspaceDir)) : undefined;
+    if (await temporaryWorkspaceOf(await this.agentsDirReal, workspaceDir, real)) return memory;
     memory.workspace = await workspaceMemory(this.p.memoryDir, workspaceDir);
     return memory;
+  }
+
+  private parentReal(dir: string): Promise<string> {
+    let p = this.parentsReal.get(dir);
+    if (!p) {
+      p = realOrResolvedPath(dir);
+      this.parentsReal.set(dir, p);
+    }
+    return p;
   }
 
   close(): void {

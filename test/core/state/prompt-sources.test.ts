@@ -5,7 +5,7 @@
  * watch reports it; after `close()` every prompt reads
  * the files again. Waiting is on the change arriving, never on a fixed delay.
  */
-import { link, mkdir, rm, writeFile } from 'node:fs/promises';
+import { link, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadAgentState, type AgentState } from '../../../src/core/state';
 import { cleanupTempDirs, tempDir, TEST_TOOLS } from './helpers';
@@ -82,6 +82,23 @@ describe('prompt sources', () => {
     } finally {
       watch.mockRestore();
     }
+  });
+
+  it('a workspace made just now gets the memory its resolved path would give, linked parents included', async () => {
+    state = await freshState();
+    const prompt = (workspaceDir: string, fresh: boolean) =>
+      state.systemPrompt({ sessionId: 'session-2026-12-01-10-00-00-deadbeef', workspaceDir, ...(fresh ? { freshWorkspace: true } : {}), provider: 'p', modelId: 'm' });
+    const temp = join(state.paths.workspacesDir, 'tmp-0123abcd');
+    await mkdir(temp, { recursive: true });
+    const persistent = join(await tempDir('project-'), 'repo');
+    await mkdir(persistent);
+    const linked = join(await tempDir('link-'), 'workspaces');
+    await symlink(state.paths.workspacesDir, linked);
+    const viaLink = join(linked, 'tmp-0123abcd');
+    for (const ws of [temp, persistent, viaLink]) expect(await prompt(ws, true)).toBe(await prompt(ws, false));
+    expect(await prompt(temp, true)).not.toContain('## Workspace memory');
+    expect(await prompt(viaLink, true)).not.toContain('## Workspace memory');
+    expect(await prompt(persistent, true)).toContain('## Workspace memory');
   });
 
   it('an edited user memory index reaches the next prompt', async () => {
