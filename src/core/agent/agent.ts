@@ -179,13 +179,13 @@ class AgentImpl implements Agent {
       model,
       isSubagent: depth > 0,
     });
-    const systemPrompt = this.prompts.hold(assembled);
+    const systemPrompt = typeof assembled === 'string' ? this.prompts.hold(assembled) : this.prompts.holdHalves(assembled);
     const meta = withHeldPrompt(b.sessionMeta({
       session_id: id,
       provider: model.provider,
       model_id: model.modelId,
       model_context_window: model.contextWindow ?? 'unknown',
-      system_prompt: assembled,
+      system_prompt: systemPrompt.text(),
       agent_state: resolve(this.options.agentStateDir),
       workspace,
       source: opts.source,

@@ -13,6 +13,7 @@ import type { Clock } from '../engine/clock';
 import type { CompactionConfig } from '../engine/compaction';
 import type { OmniMessage } from '../omnimessage/types';
 import type { JsonPiece } from '../json-splice';
+import type { PromptHalves } from './prompt-share';
 
 export interface ModelDescriptor {
   provider: string;
@@ -94,7 +95,8 @@ export interface AgentOptions {
   /** Called once per Session (and once more for titles): `create()` per model context. */
   modelFactory: (ctx: ModelFactoryContext) => ModelFactory;
   environment: (ctx: EnvironmentContext) => EnvironmentInterface;
-  systemPrompt: (ctx: SystemPromptContext) => string | Promise<string>;
+  /** The session's prompt, as text or as the halves its agent's sessions share and do not (`PromptHalves`). */
+  systemPrompt: (ctx: SystemPromptContext) => string | PromptHalves | Promise<string | PromptHalves>;
   engine?: EngineSettings;
   commandPolicy?: CommandPolicy;
   clock?: Clock;

@@ -7,10 +7,18 @@
  * `tokens` is the prompt's estimate (engine.md §3), the head's counts taken once, so sizing a session's
  * context does not build and scan its prompt. `json()` is its JSON with the head's part encoded once per
  * agent: the session_meta line and every model request carry the prompt without escaping it again.
+ * `holdHalves` takes a prompt already split where its sessions differ (an assembly compiled once per agent),
+ * so the head is neither searched for nor copied.
  */
 import { attachJson, type JsonPiece } from '../json-splice';
 import { withLazy } from '../lazy-property';
 import { textCounts, tokensOfCounts, type TextCounts } from '../omnimessage/tokens';
+
+/** A prompt as the head its agent's sessions share (the same string each time) and the session's rest. */
+export interface PromptHalves {
+  head: string;
+  rest: string;
+}
 
 export interface HeldPrompt {
   readonly length: number;
@@ -94,6 +102,35 @@ export class PromptShare {
         if (!fits(now, reference, shared)) return [openJson(head), closeJson(rest)];
         now.json ??= openJson(reference.slice(0, now.length));
         return [now.json, closeJson(reference.slice(now.length, shared) + rest)];
+      },
+    };
+  }
+
+  /** `hold(head + rest)` for a prompt whose head is known to be shared (no search; a new head becomes the reference). */
+  holdHalves({ head, rest }: PromptHalves): HeldPrompt {
+    // A head ending in half a surrogate pair is left to hold(), which never parts a pair.
+    const last = head.charCodeAt(head.length - 1);
+    if (head.length < MIN_SHARED || head.length < rest.length || (last >= 0xd800 && last <= 0xdbff)) return this.hold(head + rest);
+    // The same string object every time, or (another agent's files, a new day) a comparison of flat texts.
+    if (head !== this.reference) {
+      this.reference = head;
+      this.lastHead = head;
+      this.known = undefined;
+    }
+    const k = this.knownHead(head.length);
+    const between = head.slice(k.length);
+    const own = textCounts(between + rest);
+    const tokens = tokensOfCounts({ ascii: k.counts.ascii + own.ascii, other: k.counts.other + own.other });
+    const reference = head;
+    return {
+      length: head.length + rest.length,
+      tokens,
+      text: () => head + rest,
+      json: () => {
+        const now = this.known;
+        if (!fits(now, reference, head.length)) return [openJson(head), closeJson(rest)];
+        now.json ??= openJson(reference.slice(0, now.length));
+        return [now.json, closeJson(reference.slice(now.length) + rest)];
       },
     };
   }

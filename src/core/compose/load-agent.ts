@@ -133,7 +133,7 @@ export async function loadAgent(opts: LoadAgentOptions = {}): Promise<LoadAgentR
       );
     },
     systemPrompt: (ctx) =>
-      state.systemPrompt({ sessionId: ctx.sessionId, workspaceDir: ctx.workspace, ...(ctx.freshWorkspace ? { freshWorkspace: true } : {}), provider: ctx.model.provider, modelId: ctx.model.modelId }),
+      state.systemPromptHalves({ sessionId: ctx.sessionId, workspaceDir: ctx.workspace, ...(ctx.freshWorkspace ? { freshWorkspace: true } : {}), provider: ctx.model.provider, modelId: ctx.model.modelId }),
     engine: {
       max_turns: cfg.max_turns,
       thinking_level: state.thinkingLevel,

@@ -17,7 +17,7 @@ import { ensureUserMemory } from './memory';
 import { agentPaths, agentsDir, DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID, isValidId, resolveHome, type AgentPaths } from './paths';
 import { defaultProjectConfig, loadProjectConfig, parseProjectConfig, renderProjectConfigToml, saveProjectConfig, type ModelRef, type ProjectConfig } from './project-config';
 import { resolveModel, resolveVisionModel, type ResolvedModel } from './project-models';
-import { assembleSystemPrompt } from './prompt-assembly';
+import { PromptCompiler, type PromptHalves } from './prompt-compile';
 import { PromptSources } from './prompt-sources';
 import { commandShellName, sessionEnvironment } from './prompt-environment';
 import { defaultBuiltinSkillsDir, installBuiltinSkills, listSkills, type SkillMetadata } from './skills';
@@ -93,6 +93,12 @@ export interface AgentState {
    * memory indexes (kept between prompts and read again after they change on disk).
    */
   systemPrompt(input: SessionPromptInput): Promise<string>;
+  /**
+   * The same prompt as its head, the text before the first per-session value (one string for every session
+   * while the agent's files and the date stay the same: the prompt is assembled once, not per session), and
+   * the rest.
+   */
+  systemPromptHalves(input: SessionPromptInput): Promise<PromptHalves>;
   /** Stop watching the agent's files (prompts then read them every time). */
   close(): void;
   /** True when this call created the project config / the agent (with `dryRun`: would create). */
@@ -200,6 +206,7 @@ async function load(opts: LoadAgentStateOptions): Promise<AgentStateResult> {
   const sources = new PromptSources({
     stateDir: p.stateDir, agentsMd: p.agentsMd, skillsDir: p.skillsDir, scheduleDir: p.scheduleDir, memoryDir: p.memoryDir, agentsDir: agentsDir(home, projectId),
   });
+  const compiler = new PromptCompiler();
   const state: AgentState = {
     paths: p,
     systemConfigFile: systemFile,
@@ -215,10 +222,10 @@ async function load(opts: LoadAgentStateOptions): Promise<AgentStateResult> {
     commandPolicy: commandPolicyCheck(project.command_policy),
     resolveModel: (ref) => resolveModel(project, p.projectConfig, ref, env),
     visionModel: () => resolveVisionModel(project, p.projectConfig, env),
-    systemPrompt: async (input) => {
+    systemPromptHalves: async (input) => {
       // Memory is an enhancement: a memory directory that cannot be prepared leaves the Session without it.
       const memory = config.memory.enabled ? await sources.memoryFor(input.workspaceDir, input.freshWorkspace === true).catch(() => undefined) : undefined;
-      return assembleSystemPrompt({
+      return compiler.halves({
         template: config.system_prompt,
         agentsMd: await sources.agentsMd(),
         sections: config,
@@ -239,6 +246,10 @@ async function load(opts: LoadAgentStateOptions): Promise<AgentStateResult> {
         scheduleNames: await sources.scheduleNames(),
         ...(memory ? { memory } : {}),
       });
+    },
+    systemPrompt: async (input) => {
+      const { head, rest } = await state.systemPromptHalves(input);
+      return head + rest;
     },
     close: () => sources.close(),
     created,

@@ -2,7 +2,7 @@
  * A held prompt's token estimate is that of its whole text, however the prompt is split into the agent's
  * shared head and the session's own rest (non-ASCII characters and surrogate pairs included, a reference
  * prompt replaced by one unlike it), and its JSON is byte for byte `JSON.stringify` of that text, for
- * prompts held before and after the reference changed.
+ * prompts held before and after the reference changed, and held from halves (a head shared as it is).
  */
 import fc from 'fast-check';
 import { PromptShare } from '../../../src/core/agent/prompt-share';
@@ -42,6 +42,28 @@ test('json() is the UTF-8 of JSON.stringify(text()) for every prompt held', () =
       // Read after every prompt is held: the share's known head has moved on for the early ones.
       held.forEach((h, i) => expect(utf8Of(h.json()).equals(Buffer.from(JSON.stringify(prompts[i]), 'utf8'))).toBe(true));
     }),
+  );
+});
+
+test('a prompt held as halves is the prompt held whole: text, tokens and JSON, mixed with whole ones', () => {
+  fc.assert(
+    fc.property(
+      fc.array(fc.string({ unit: jsonUnit, minLength: 300, maxLength: 900 }), { minLength: 1, maxLength: 3 }),
+      fc.array(fc.tuple(fc.nat(), jsonPiece, fc.boolean()), { minLength: 1, maxLength: 12 }),
+      (heads, uses) => {
+        const share = new PromptShare();
+        const held = uses.map(([h, rest, whole]) => {
+          const head = heads[h % heads.length]!;
+          return { text: head + rest, held: whole ? share.hold(head + rest) : share.holdHalves({ head, rest }) };
+        });
+        for (const { text, held: x } of held) {
+          expect(x.text()).toBe(text);
+          expect(x.length).toBe(text.length);
+          expect(x.tokens).toBe(estimateTextTokens(text));
+          expect(utf8Of(x.json()).equals(Buffer.from(JSON.stringify(text), 'utf8'))).toBe(true);
+        }
+      },
+    ),
   );
 });
 
