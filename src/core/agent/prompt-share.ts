@@ -84,26 +84,9 @@ export class PromptShare {
       this.known = undefined;
       return whole(text);
     }
-    const reference = this.reference;
-    const head = reference.slice(0, shared);
+    const head = this.reference.slice(0, shared);
     if (shared < this.lastHead.length || this.lastHead === '') this.lastHead = head;
-    const rest = detached(text.slice(shared));
-    const k = this.knownHead(shared);
-    const between = reference.slice(k.length, shared);
-    const own = textCounts(between + rest);
-    const tokens = tokensOfCounts({ ascii: k.counts.ascii + own.ascii, other: k.counts.other + own.other });
-    return {
-      length: text.length,
-      tokens,
-      text: () => head + rest,
-      json: () => {
-        // The known head of this prompt's reference, if it is still the share's; else this head alone.
-        const now = this.known;
-        if (!fits(now, reference, shared)) return [openJson(head), closeJson(rest)];
-        now.json ??= openJson(reference.slice(0, now.length));
-        return [now.json, closeJson(reference.slice(now.length, shared) + rest)];
-      },
-    };
+    return this.heldOn(shared, detached(text.slice(shared)));
   }
 
   /** `hold(head + rest)` for a prompt whose head is known to be shared (no search; a new head becomes the reference). */
@@ -117,20 +100,27 @@ export class PromptShare {
       this.lastHead = head;
       this.known = undefined;
     }
-    const k = this.knownHead(head.length);
-    const between = head.slice(k.length);
+    return this.heldOn(head.length, rest);
+  }
+
+  /** The prompt made of the reference's first `shared` characters and `rest`. */
+  private heldOn(shared: number, rest: string): HeldPrompt {
+    const reference = this.reference;
+    const head = reference.slice(0, shared);
+    const k = this.knownHead(shared);
+    const between = reference.slice(k.length, shared);
     const own = textCounts(between + rest);
     const tokens = tokensOfCounts({ ascii: k.counts.ascii + own.ascii, other: k.counts.other + own.other });
-    const reference = head;
     return {
-      length: head.length + rest.length,
+      length: shared + rest.length,
       tokens,
       text: () => head + rest,
       json: () => {
+        // The known head of this prompt's reference, if it is still the share's; else this head alone.
         const now = this.known;
-        if (!fits(now, reference, head.length)) return [openJson(head), closeJson(rest)];
+        if (!fits(now, reference, shared)) return [openJson(head), closeJson(rest)];
         now.json ??= openJson(reference.slice(0, now.length));
-        return [now.json, closeJson(reference.slice(now.length) + rest)];
+        return [now.json, closeJson(reference.slice(now.length, shared) + rest)];
       },
     };
   }
