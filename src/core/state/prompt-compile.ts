@@ -1,11 +1,8 @@
 /**
- * A system prompt assembled once for every session of an agent: `compilePrompt(inputs)` is
- * `assembleSystemPrompt(inputs)` with the two values that differ from session to session (`{{CWD}}`,
- * `{{SESSION_ID}}`) left as slots, and `fillPrompt` puts a session's values in: its text is
- * `head + rest`, where `head` (everything before the first slot) is the same string for every session.
- * Exactly the direct assembly's text whenever `compilePrompt` gives a result (it declines inputs that carry
- * its marker character) and `fits` the values (non-empty, no outer whitespace that a trim would take).
- * `PromptCompiler` keeps an agent's compiled prompt until an input besides the session's values changes.
+ * A system prompt assembled once for an agent's sessions: `compilePrompt` is `assembleSystemPrompt` with the
+ * per-session values (`{{CWD}}`, `{{SESSION_ID}}`) left as slots, `fillPrompt` gives `head + rest` (the head
+ * one string for all sessions), and `PromptCompiler` compiles again only when another input changes. Text
+ * equals the direct assembly's; inputs carrying the marker, and values a trim would change, are not compiled.
  */
 import { assembleSystemPrompt, type PromptInputs } from './prompt-assembly';
 
