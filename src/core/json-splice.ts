@@ -4,8 +4,8 @@
  * as pieces, each key of `given` taking its pieces in its place; `chunksOf(pieces)` gives them as UTF-8
  * chunks for one gathered write (writev), shared bytes by reference, so a 40 KB request or trace line that
  * carries the prompt costs no joined copy. An object may carry the JSON of one of its properties
- * (`attachJson`), read by `attachedJson`; objects that many messages share (tool definitions) are encoded
- * once each, and a list of them seen before as one buffer (`sharedItemsJson`). Escaping a 20 KB prompt
+ * (`attachJson`), read by `attachedJson`; a list of objects that many messages share (tool definitions) is
+ * encoded once, as one buffer (`sharedItemsJson`). Escaping a 20 KB prompt
  * and encoding it as UTF-8 cost ~0.3 ms per request and per trace line.
  */
 
@@ -95,35 +95,23 @@ export function chunksAfter(chunks: readonly Uint8Array[], written: number): Uin
   return out;
 }
 
-const encodedItems = new WeakMap<object, Buffer>();
-/** Whole lists encoded, by their first item: the sessions of an agent offer the same tools, in the same order. */
+/** Lists encoded, by their first item: the sessions of an agent offer the same tools, in the same order. */
 const encodedLists = new WeakMap<object, { items: readonly object[]; json: Buffer }>();
 
 const sameItems = (a: readonly object[], b: readonly object[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
 
 /**
- * `JSON.stringify(items)` as pieces: a list seen before (the same objects in the same order) as the one buffer
- * made for it, so a request or trace line carries it by reference; else each object's own cached encoding.
- * The objects must not change.
+ * `JSON.stringify(items)` as one buffer, made once per list (the same objects in the same order), so a
+ * request or trace line carries it by reference. The objects must not change.
  */
 export function sharedItemsJson(items: readonly object[]): JsonPiece[] {
   if (items.length === 0) return ['[]'];
-  const known = encodedLists.get(items[0]!);
-  if (known && sameItems(known.items, items)) return [known.json];
-  const pieces: JsonPiece[] = ['['];
-  items.forEach((item, i) => {
-    let json = encodedItems.get(item);
-    if (!json) {
-      json = Buffer.from(JSON.stringify(item), 'utf8');
-      encodedItems.set(item, json);
-    }
-    if (i > 0) pieces.push(',');
-    pieces.push(json);
-  });
-  pieces.push(']');
-  const { chunks, size } = chunksOf(pieces);
-  encodedLists.set(items[0]!, { items: [...items], json: Buffer.concat(chunks, size) });
-  return pieces;
+  let known = encodedLists.get(items[0]!);
+  if (!known || !sameItems(known.items, items)) {
+    known = { items: [...items], json: Buffer.from(JSON.stringify(items), 'utf8') };
+    encodedLists.set(items[0]!, known);
+  }
+  return [known.json];
 }
 
 const ATTACHED = Symbol('attachedJson');

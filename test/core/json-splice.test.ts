@@ -45,7 +45,7 @@ test('attached JSON rides on its object, out of spreads and JSON', () => {
   expect(attachedJson(null)).toBeUndefined();
 });
 
-test('shared items are JSON.stringify of the array, each object encoded once', () => {
+test('a shared list is JSON.stringify of the array', () => {
   const a = { name: 'a', text: 'é — 😀' };
   const b = { name: 'b', list: [1, null] };
   expect(utf8Of(sharedItemsJson([a, b, a])).toString('utf8')).toBe(JSON.stringify([a, b, a]));
