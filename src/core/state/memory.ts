@@ -33,7 +33,8 @@ export function workspaceMemoryKey(realPath: string): string {
   return `${base || 'workspace'}-${hash}`;
 }
 
-async function realOrResolved(p: string): Promise<string> {
+/** `p`'s real path, or `p` resolved when it has none (it does not exist, or cannot be read). */
+export async function realOrResolved(p: string): Promise<string> {
   try {
     return await realpath(p);
   } catch {

@@ -63,7 +63,7 @@ export function compilePrompt(inputs: PromptInputs): CompiledPrompt | undefined 
 }
 
 /** Whether the values give the direct assembly's text when filled in (a trim would not cut them). */
-export function fits(values: Record<PromptSlot, string>): boolean {
+function fits(values: Record<PromptSlot, string>): boolean {
   return (Object.values(values) as string[]).every((v) => v !== '' && v === v.trim() && !v.includes(MARK));
 }
 

@@ -6,10 +6,9 @@
  * there yet) is read at every prompt instead, so a prompt never misses a change. `close()` stops watching.
  */
 import { existsSync, watch, type FSWatcher } from 'node:fs';
-import { realpath } from 'node:fs/promises';
-import { basename, dirname, join, resolve, sep } from 'node:path';
+import { basename, dirname, join, sep } from 'node:path';
 import { readIfExists } from './files';
-import { ensureUserMemory, MEMORY_INDEX_FILE, readMemoryIndex, temporaryWorkspaceOf, workspaceMemory, type SessionMemory } from './memory';
+import { ensureUserMemory, MEMORY_INDEX_FILE, readMemoryIndex, realOrResolved, temporaryWorkspaceOf, workspaceMemory, type SessionMemory } from './memory';
 import { ID_RE } from './paths';
 import { listScheduleNames } from './schedules';
 import { listSkills, type SkillMetadata } from './skills';
@@ -49,8 +48,6 @@ class Cached<T> {
     this.generation++;
   }
 }
-
-const realOrResolvedPath = (p: string): Promise<string> => realpath(p).catch(() => resolve(p));
 
 export class PromptSources {
   private readonly watchers = new Map<string, FSWatcher>();
@@ -96,7 +93,7 @@ export class PromptSources {
   async memoryFor(workspaceDir: string, fresh = false): Promise<SessionMemory> {
     const user = await this.userIndexValue.get();
     const memory: SessionMemory = { userDir: user.dir, userIndex: user.index };
-    this.agentsDirReal ??= realOrResolvedPath(this.p.agentsDir);
+    this.agentsDirReal ??= realOrResolved(this.p.agentsDir);
     const real = fresh ? join(await this.parentReal(dirname(workspaceDir)), basename(workspaceDir)) : undefined;
     if (await temporaryWorkspaceOf(await this.agentsDirReal, workspaceDir, real)) return memory;
     memory.workspace = await workspaceMemory(this.p.memoryDir, workspaceDir);
@@ -106,7 +103,7 @@ export class PromptSources {
   private parentReal(dir: string): Promise<string> {
     let p = this.parentsReal.get(dir);
     if (!p) {
-      p = realOrResolvedPath(dir);
+      p = realOrResolved(dir);
       this.parentsReal.set(dir, p);
     }
     return p;
