@@ -6,9 +6,10 @@
  * The growth factor is read at each growth, though: once a collection leaves the young generation at
  * `stopAtBytes` or more it is set to 1 (no growth), and back to V8's default once V8 has shrunk it. GC
  * events arrive between event-loop turns, so a turn that scavenges twice can take it one doubling further.
- * The stop rises with the heap, to a sixteenth of what is in use (dead objects not yet collected included): a heap that large (a thousand conversations
- * opening at once) pays less for a larger young generation than it gains (fewer scavenges, fewer objects
- * promoted only to die; ~15 % less CPU in that burst), while a small process keeps its small one.
+ * The stop rises with the heap, to a sixteenth of what is in use (dead objects not yet collected
+ * included): a heap that large (a thousand conversations opening at once) pays less for a larger young
+ * generation than it gains (fewer scavenges, fewer objects promoted only to die; ~15 % less CPU in that
+ * burst), while a small process keeps its small one.
  * The hold is lifted while a bundle compiles (../bundle-loader.ts): its code cache was made under the default.
  */
 import { PerformanceObserver } from 'node:perf_hooks';
