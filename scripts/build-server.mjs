@@ -12,23 +12,36 @@
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import lazyModule from './lazy-module.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const gatewayDir = join(root, 'dist/src/gateway');
 const vendorDir = join(root, 'dist/src/vendor');
 
 // What a start loads, bundled with the gateway; everything else the package depends on stays outside.
-const BUNDLED = ['zod', 'yaml', 'express', 'pino', 'prom-client', 'croner', 'smol-toml'];
+const BUNDLED = ['zod', 'yaml', 'pino', 'prom-client', 'croner', 'smol-toml'];
 // Vendor bundles by name, with the packages each exports. Slack's three share one file: Bolt uses the
-// same Web API and Socket Mode classes the adapter does (errors are matched with instanceof).
+// same Web API and Socket Mode classes the adapter does (errors are matched with instanceof). Express is
+// one of its own, loaded at start: the admin server and Bolt share it (~2.4 MB of heap for a second copy).
 const VENDOR = {
+  express: ['express'],
   grammy: ['grammy'],
   slack: ['@slack/bolt', '@slack/web-api', '@slack/socket-mode'],
   discord: ['discord.js'],
   openai: ['openai'],
 };
+
+// Packages an SDK requires as it loads but uses only on a path a gateway may never take: in its vendor
+// bundle each is a stand-in that runs the real one at first use. Socket Mode's client (Bolt loads it for
+// every Slack app) brings its own undici, ~5 MB of heap, used only to open a Socket Mode connection;
+// node-fetch (grammY's) loads whatwg-url, ~1.7 MB, for Nodes without a URL class.
+const LAZY = [
+  { vendor: 'slack', importer: '@slack/socket-mode', module: 'undici' },
+  { vendor: 'grammy', importer: 'node-fetch', module: 'whatwg-url' },
+];
 
 const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
 const vendored = new Map(Object.entries(VENDOR).flatMap(([name, pkgs]) => pkgs.map((p) => [p, name])));
@@ -51,27 +64,31 @@ const common = {
 };
 
 /**
- * In the main bundle, a vendored package is its entry in the vendor file, loaded at first require by the
- * loader the executable already loaded (dist/src/gateway/bundle-loader.js, beside the main bundle).
+ * A package of a vendor bundle is its entry in that file, loaded at first require by the loader the
+ * executable already loaded (dist/src/gateway/bundle-loader.js, beside the main bundle): in the main
+ * bundle every vendored package, in a vendor bundle those of the others (`own` is the one being built).
  */
-const vendorPlugin = {
-  name: 'vendor',
-  setup(b) {
-    b.onResolve({ filter: /^\.\/bundle-loader\.js$/, namespace: 'vendor' }, (args) => ({ path: args.path, external: true }));
-    b.onResolve({ filter: /^[^./]/ }, (args) => {
-      const top = args.path.startsWith('@') ? args.path.split('/').slice(0, 2).join('/') : args.path.split('/')[0];
-      if (!vendored.has(top)) return undefined;
-      if (top !== args.path) return { errors: [{ text: `${args.path}: only a vendored package's main entry is in its vendor bundle (scripts/build-server.mjs)` }] };
-      return { path: args.path, namespace: 'vendor' };
-    });
-    b.onLoad({ filter: /.*/, namespace: 'vendor' }, (args) => ({
-      contents: `const { loadBundle } = require('./bundle-loader.js');
+function vendorPlugin(own) {
+  const loader = own ? '../gateway/bundle-loader.js' : './bundle-loader.js';
+  return {
+    name: 'vendor',
+    setup(b) {
+      b.onResolve({ filter: /^\.{1,2}\/.*bundle-loader\.js$/, namespace: 'vendor' }, (args) => ({ path: args.path, external: true }));
+      b.onResolve({ filter: /^[^./]/ }, (args) => {
+        const top = args.path.startsWith('@') ? args.path.split('/').slice(0, 2).join('/') : args.path.split('/')[0];
+        if (!vendored.has(top) || vendored.get(top) === own) return undefined;
+        if (top !== args.path) return { errors: [{ text: `${args.path}: only a vendored package's main entry is in its vendor bundle (scripts/build-server.mjs)` }] };
+        return { path: args.path, namespace: 'vendor' };
+      });
+      b.onLoad({ filter: /.*/, namespace: 'vendor' }, (args) => ({
+        contents: `const { loadBundle } = require(${JSON.stringify(loader)});
 module.exports = loadBundle(require('node:path').join(__dirname, '../vendor/${vendored.get(args.path)}.js'))[${JSON.stringify(args.path)}];`,
-      resolveDir: root,
-      loader: 'js',
-    }));
-  },
-};
+        resolveDir: root,
+        loader: 'js',
+      }));
+    },
+  };
+}
 
 /**
  * The loader is the executable's (dist/src/gateway/bundle-loader.js, which loaded the main bundle): gateway
@@ -87,6 +104,34 @@ const loaderPlugin = {
   },
 };
 
+const { lazyModuleSource, knownOf } = lazyModule;
+
+/** In a vendor bundle, its LAZY modules as stand-ins (scripts/lazy-module.js) of the real ones, bundled beside. */
+function lazyPlugin(vendor) {
+  const wanted = LAZY.filter((l) => l.vendor === vendor);
+  const inPackage = (file, name) => file.includes(`${sep}node_modules${sep}${name.split('/').join(sep)}${sep}`);
+  return {
+    name: 'lazy',
+    setup(b) {
+      b.onResolve({ filter: /^[^./]/ }, (args) => {
+        if (args.namespace === 'lazy') return undefined;
+        const lazy = wanted.find((l) => l.module === args.path && inPackage(args.importer, l.importer));
+        if (!lazy) return undefined;
+        return { path: `${args.path}@${args.resolveDir}`, namespace: 'lazy', pluginData: { module: args.path, resolveDir: args.resolveDir } };
+      });
+      b.onLoad({ filter: /.*/, namespace: 'lazy' }, (args) => {
+        const { module, resolveDir } = args.pluginData;
+        const real = createRequire(join(resolveDir, 'x.js'))(module);
+        return {
+          contents: lazyModuleSource(module, knownOf(real)),
+          resolveDir,
+          loader: 'js',
+        };
+      });
+    },
+  };
+}
+
 const outputs = [join(gatewayDir, 'cli.bundle.js')];
 await build({
   ...common,
@@ -95,7 +140,7 @@ await build({
   // A trace's line and column in the bundle map back to src/ with it; the vendor bundles keep names only.
   sourcemap: 'external',
   external: outside.flatMap((d) => [d, `${d}/*`]),
-  plugins: [vendorPlugin, loaderPlugin],
+  plugins: [vendorPlugin(undefined), loaderPlugin],
 });
 for (const [name, pkgs] of Object.entries(VENDOR)) {
   const outfile = join(vendorDir, `${name}.js`);
@@ -104,6 +149,8 @@ for (const [name, pkgs] of Object.entries(VENDOR)) {
     ...common,
     stdin: { contents: pkgs.map((p) => `exports[${JSON.stringify(p)}] = require(${JSON.stringify(p)});`).join('\n'), resolveDir: root, sourcefile: `vendor-${name}.js` },
     outfile,
+    external: ['iconv-lite'],
+    plugins: [vendorPlugin(name), lazyPlugin(name)],
   });
 }
 

@@ -151,7 +151,7 @@ describe('the gateway process', () => {
 const HOOK = resolve(__dirname, '../fixtures/hooks/record-packages.js');
 const PLATFORM_SDKS = ['grammy', '@slack/bolt', '@slack/web-api', 'discord.js', '@discordjs/ws'];
 const GATEWAY_BUNDLE = 'dist/src/gateway/cli.bundle.js';
-const VENDOR = { grammy: 'dist/src/vendor/grammy.js', slack: 'dist/src/vendor/slack.js', discord: 'dist/src/vendor/discord.js', openai: 'dist/src/vendor/openai.js' };
+const VENDOR = { express: 'dist/src/vendor/express.js', grammy: 'dist/src/vendor/grammy.js', slack: 'dist/src/vendor/slack.js', discord: 'dist/src/vendor/discord.js', openai: 'dist/src/vendor/openai.js' };
 
 /**
  * The gateway with the package-recording hook; `loaded()` stops it and lists what it loaded: npm packages
@@ -182,9 +182,9 @@ describe('load only what is configured', () => {
     const { packages, own, builtins } = await r.loaded();
     expect(packages).toContain('better-sqlite3');
     for (const sdk of [...PLATFORM_SDKS, '@modelcontextprotocol/sdk', 'openai', 'pg']) expect(packages).not.toContain(sdk);
-    // express, zod and the gateway's own modules come from the one bundle, not module by module
+    // zod and the gateway's own modules come from the one bundle, express from its own (Bolt shares it), not module by module
     for (const bundled of ['express', 'zod', 'yaml', 'pino']) expect(packages).not.toContain(bundled);
-    expect(own).toEqual(['dist/src/gateway/bundle-loader.js', GATEWAY_BUNDLE, 'dist/src/gateway/cli.js']);
+    expect(own).toEqual(['dist/src/gateway/bundle-loader.js', GATEWAY_BUNDLE, 'dist/src/gateway/cli.js', VENDOR.express]);
     // Nothing at start speaks TLS: prom-client's Pushgateway and the model's https transport stay unloaded.
     expect(builtins).toContain('http');
     for (const tls of ['tls', 'https']) expect(builtins).not.toContain(tls);
@@ -199,7 +199,7 @@ describe('load only what is configured', () => {
     const { packages, own, bundles } = await r.loaded();
     expect(own).toContain(VENDOR.openai);
     // Both compiled from the code cache the build made (loaded before and after the start set its flags).
-    expect(bundles).toEqual([`${GATEWAY_BUNDLE} used`, `${VENDOR.openai} used`]);
+    expect(bundles).toEqual([`${GATEWAY_BUNDLE} used`, `${VENDOR.express} used`, `${VENDOR.openai} used`]);
     for (const v of [VENDOR.grammy, VENDOR.slack, VENDOR.discord]) expect(own).not.toContain(v);
     for (const sdk of [...PLATFORM_SDKS, '@modelcontextprotocol/sdk', 'openai']) expect(packages).not.toContain(sdk);
   });
@@ -212,7 +212,7 @@ describe('load only what is configured', () => {
       for (let i = 0; i < 400 && (await fetch(`${r.gw.url}/readyz`)).status !== 200; i++) await new Promise((res) => setTimeout(res, 25));
       const { packages, own, bundles } = await r.loaded();
       expect(own).toContain(VENDOR.grammy);
-      expect(bundles).toEqual([`${GATEWAY_BUNDLE} used`, `${VENDOR.grammy} used`]);
+      expect(bundles).toEqual([`${GATEWAY_BUNDLE} used`, `${VENDOR.express} used`, `${VENDOR.grammy} used`]);
       for (const v of [VENDOR.slack, VENDOR.discord, VENDOR.openai]) expect(own).not.toContain(v);
       for (const sdk of [...PLATFORM_SDKS, '@modelcontextprotocol/sdk', 'openai']) expect(packages).not.toContain(sdk);
     } finally {
