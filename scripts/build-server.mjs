@@ -4,7 +4,8 @@
  * - dist/src/gateway/cli.bundle.js: src/gateway/cli/main.ts with all of src/ and the packages a start loads;
  * - dist/src/vendor/<name>.js: each SDK that loads only once something configured needs it (grammY, Bolt
  *   with Slack's Web API and Socket Mode clients, discord.js, openai), required from the main bundle at
- *   first use as before, one file instead of 150-700 modules each.
+ *   first use as before, one file instead of 150-700 modules each; and express, which the main bundle
+ *   loads at start and Bolt shares.
  * One file instead of hundreds of modules is what makes a start, and an SDK's first use, fast (no
  * resolution, stat and read per module); each gets V8's code cache beside it (scripts/build-code-cache.js).
  * Native packages and the rarely used ones (pg, the MCP SDK, marked, jsdiff) stay in node_modules.
@@ -35,9 +36,10 @@ const VENDOR = {
 };
 
 // Packages an SDK requires as it loads but uses only on a path a gateway may never take: in its vendor
-// bundle each is a stand-in that runs the real one at first use. Socket Mode's client (Bolt loads it for
-// every Slack app) brings its own undici, ~5 MB of heap, used only to open a Socket Mode connection;
-// node-fetch (grammY's) loads whatwg-url, ~1.7 MB, for Nodes without a URL class.
+// bundle each is a stand-in that runs the real one at first use (the build fails if one no longer matches).
+// Socket Mode's client (Bolt loads it for every Slack app) brings its own undici, ~2.3 MB of heap once
+// run, used only to open a Socket Mode connection; node-fetch (grammY's) runs whatwg-url and tr46's
+// tables, ~2.3 MB, for Nodes without a URL class.
 const LAZY = [
   { vendor: 'slack', importer: '@slack/socket-mode', module: 'undici' },
   { vendor: 'grammy', importer: 'node-fetch', module: 'whatwg-url' },
@@ -107,6 +109,8 @@ const loaderPlugin = {
 const { lazyModuleSource, knownOf } = lazyModule;
 
 /** In a vendor bundle, its LAZY modules as stand-ins (scripts/lazy-module.js) of the real ones, bundled beside. */
+const lazyApplied = new Set();
+
 function lazyPlugin(vendor) {
   const wanted = LAZY.filter((l) => l.vendor === vendor);
   const inPackage = (file, name) => file.includes(`${sep}node_modules${sep}${name.split('/').join(sep)}${sep}`);
@@ -117,6 +121,7 @@ function lazyPlugin(vendor) {
         if (args.namespace === 'lazy') return undefined;
         const lazy = wanted.find((l) => l.module === args.path && inPackage(args.importer, l.importer));
         if (!lazy) return undefined;
+        lazyApplied.add(lazy);
         return { path: `${args.path}@${args.resolveDir}`, namespace: 'lazy', pluginData: { module: args.path, resolveDir: args.resolveDir } };
       });
       b.onLoad({ filter: /.*/, namespace: 'lazy' }, (args) => {
@@ -153,6 +158,9 @@ for (const [name, pkgs] of Object.entries(VENDOR)) {
     plugins: [vendorPlugin(name), lazyPlugin(name)],
   });
 }
+
+const unmatched = LAZY.filter((l) => !lazyApplied.has(l));
+if (unmatched.length > 0) throw new Error(`build-server: LAZY names what no bundle requires: ${unmatched.map((l) => `${l.module} from ${l.importer} in ${l.vendor}`).join(', ')}`);
 
 // bundle-loader.ts reads these as Latin-1: hold them to ASCII here.
 for (const file of outputs) {
