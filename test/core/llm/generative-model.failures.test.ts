@@ -3,6 +3,7 @@
  * truncated, parse error, invalid tool arguments, empty), idle timeout, user abort, fast-mode rejection, and input
  * problems that never reach the network. Every run still passes the stream discipline (checked in `collect`).
  */
+import http from 'node:http';
 import net from 'node:net';
 import * as b from '../../../src/core/omnimessage/builders';
 import { isPayload } from '../../../src/core/omnimessage/guards';
@@ -183,6 +184,38 @@ describe('abort', () => {
     });
     expect(outcome.status).toBe('aborted');
     expect(toolCalls(msgs).map((m) => [m.payload.tool_call_id, m.payload.stop_reason])).toEqual([['c1', 'aborted'], ['c2', 'aborted']]);
+  });
+
+  test('a consumer that leaves a stream half-read closes its connection; one read to the end keeps it', async () => {
+    const closed: string[] = [];
+    const peers: number[] = [];
+    const srv = http.createServer((req, res) => {
+      req.resume();
+      peers.push(req.socket.remotePort!);
+      const name = `request ${peers.length}`;
+      req.socket.once('close', () => closed.push(name));
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const chunks = turnChunks({ text: 'abcdefgh', size: 2 });
+      // The first answer stalls after two chunks; the later ones are whole.
+      for (const c of peers.length === 1 ? chunks.slice(0, 2) : chunks) res.write(`data: ${JSON.stringify(c)}\n\n`);
+      if (peers.length > 1) res.end('data: [DONE]\n\n');
+    });
+    await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+    try {
+      const m = new GenerativeModel({ modelId: 'x', apiKey: API_KEY, baseUrl: `http://127.0.0.1:${(srv.address() as net.AddressInfo).port}/v1`, tools: [] });
+      const gen = m.streamGenerate({ newMessages: hi() });
+      for (let r = await gen.next(); !r.done && !isPayload(r.value, 'partial_text'); r = await gen.next());
+      await gen.return({ status: 'aborted' });
+      for (let i = 0; i < 50 && closed.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(closed).toEqual(['request 1']);
+      expect((await collect(m.streamGenerate({ newMessages: hi() }))).outcome.status).toBe('completed');
+      expect((await collect(m.streamGenerate({ newMessages: hi() }))).outcome.status).toBe('completed');
+      expect(peers[2]).toBe(peers[1]);
+      expect(closed).toEqual(['request 1']);
+    } finally {
+      srv.closeAllConnections();
+      await new Promise((resolve) => srv.close(resolve));
+    }
   });
 
   test('already aborted: no request, no messages', async () => {
