@@ -110,53 +110,56 @@ export interface AgentOptions {
   subagentAgent?: (agentId: string) => AgentOptions | undefined;
 }
 
-const nonEmpty = z.string().trim().min(1, 'must not be empty');
-const fn = (what: string) => z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function', `expected a function (${what})`);
+/** Built for each check and then let go: agents are made at start and on a reload, not often enough to hold it. */
+function buildOptionsSchema() {
+  const nonEmpty = z.string().trim().min(1, 'must not be empty');
+  const fn = (what: string) => z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function', `expected a function (${what})`);
 
-const ModelSchema = z.object({
-  provider: nonEmpty,
-  modelId: nonEmpty,
-  contextWindow: z.union([z.number().int().positive(), z.string().regex(/^\d+$/, 'expected digits')]).optional(),
-  vision: z.boolean().optional(),
-});
+  const ModelSchema = z.object({
+    provider: nonEmpty,
+    modelId: nonEmpty,
+    contextWindow: z.union([z.number().int().positive(), z.string().regex(/^\d+$/, 'expected digits')]).optional(),
+    vision: z.boolean().optional(),
+  });
 
-const CompactionSchema = z.object({
-  max_context_length: z.number().int().optional(),
-  max_session_turns: z.number().int().optional(),
-  mode: z.enum(['summarize', 'discard']).optional(),
-  prompt: z.string().min(1, 'must not be empty'),
-});
+  const CompactionSchema = z.object({
+    max_context_length: z.number().int().optional(),
+    max_session_turns: z.number().int().optional(),
+    mode: z.enum(['summarize', 'discard']).optional(),
+    prompt: z.string().min(1, 'must not be empty'),
+  });
 
-const OptionsSchema = z.object({
-  projectId: nonEmpty,
-  agentId: nonEmpty,
-  tracesDir: nonEmpty,
-  agentStateDir: nonEmpty,
-  scratchpadDir: nonEmpty.optional(),
-  workspacesDir: nonEmpty.optional(),
-  model: ModelSchema,
-  resolveModel: fn('provider, modelId → model').optional(),
-  modelFactory: fn('context → ModelFactory'),
-  environment: fn('context → EnvironmentInterface'),
-  systemPrompt: fn('context → string'),
-  engine: z
-    .object({
-      max_turns: z.number().int().refine((n) => n > 0 || n === -1, 'must be > 0 or -1').optional(),
-      compaction: CompactionSchema.optional(),
-      thinking_level: z.enum(THINKING_LEVELS as [ThinkingLevel, ...ThinkingLevel[]]).optional(),
-    })
-    .optional(),
-  commandPolicy: fn('toolCall → {rule} | undefined').optional(),
-  clock: z.object({ now: fn('now'), sleep: fn('sleep') }).optional(),
-  newSessionId: fn('() → id').optional(),
-  onTraceError: fn('(err, sessionId) → void').optional(),
-  onTraceWritten: fn('(msgs, who) → void').optional(),
-  subagentAgent: fn('agentId → AgentOptions').optional(),
-});
+  return z.object({
+    projectId: nonEmpty,
+    agentId: nonEmpty,
+    tracesDir: nonEmpty,
+    agentStateDir: nonEmpty,
+    scratchpadDir: nonEmpty.optional(),
+    workspacesDir: nonEmpty.optional(),
+    model: ModelSchema,
+    resolveModel: fn('provider, modelId → model').optional(),
+    modelFactory: fn('context → ModelFactory'),
+    environment: fn('context → EnvironmentInterface'),
+    systemPrompt: fn('context → string'),
+    engine: z
+      .object({
+        max_turns: z.number().int().refine((n) => n > 0 || n === -1, 'must be > 0 or -1').optional(),
+        compaction: CompactionSchema.optional(),
+        thinking_level: z.enum(THINKING_LEVELS as [ThinkingLevel, ...ThinkingLevel[]]).optional(),
+      })
+      .optional(),
+    commandPolicy: fn('toolCall → {rule} | undefined').optional(),
+    clock: z.object({ now: fn('now'), sleep: fn('sleep') }).optional(),
+    newSessionId: fn('() → id').optional(),
+    onTraceError: fn('(err, sessionId) → void').optional(),
+    onTraceWritten: fn('(msgs, who) → void').optional(),
+    subagentAgent: fn('agentId → AgentOptions').optional(),
+  });
+}
 
 /** Throws a TypeError naming every bad field when the options are unusable. */
 export function validateAgentOptions(o: unknown): AgentOptions {
-  const r = OptionsSchema.safeParse(o);
+  const r = buildOptionsSchema().safeParse(o);
   if (!r.success) {
     const issues = r.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(options)'}: ${i.message}`);
     throw new TypeError(`invalid agent options: ${issues.join('; ')}`);

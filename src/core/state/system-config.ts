@@ -32,49 +32,56 @@ export const SYSTEM_DEFAULTS = {
   compaction: { max_context_length: 256000, max_session_turns: -1, mode: 'summarize' as const },
 } as const;
 
-const int = () => z.number().int();
-const toggle = () => z.strictObject({ enabled: z.boolean().optional(), prompt: z.string().optional() }).optional();
+/**
+ * The file's schema, built for each read and then let go: an agent's file is read at its load and when it
+ * changes, and a schema held for the process's life (with what zod compiles at its first parse) is heap
+ * every gateway pays for nothing in between.
+ */
+export function buildSystemConfigSchema() {
+  const int = () => z.number().int();
+  const toggle = () => z.strictObject({ enabled: z.boolean().optional(), prompt: z.string().optional() }).optional();
 
-export const SystemConfigFileSchema = z.strictObject({
-  name: z.string().optional(),
-  description: z.string().optional(),
-  version: int().min(1).optional(),
-  kernel_version: z.string().optional(),
-  system_prompt: z.string(),
-  max_turns: int()
-    .refine((n) => n === -1 || n > 0, 'a positive integer or -1 (unlimited)')
-    .optional(),
-  model: z
-    .strictObject({
-      max_tokens: int().optional(),
-      thinking_level: z.enum(THINKING_LEVELS as [ThinkingLevel, ...ThinkingLevel[]]).optional(),
-      timeoutMs: int().optional(),
-    })
-    .optional(),
-  compaction: z
-    .strictObject({
-      max_context_length: int().optional(),
-      max_session_turns: int().optional(),
-      mode: z.enum(['summarize', 'discard']).optional(),
-      prompt: z.string().optional(),
-    })
-    .optional(),
-  memory: z
-    .strictObject({ enabled: z.boolean().optional(), prompt: z.string().optional(), workspace_prompt: z.string().optional() })
-    .optional(),
-  vault: toggle(),
-  skills: toggle(),
-  schedules: toggle(),
-  tools: z
-    .strictObject({
-      builtin: z.array(ToolDefinitionConfigSchema).optional(),
-      mcpServers: z.array(MCPServerConfigSchema).optional(),
-    })
-    .optional(),
-});
+  return z.strictObject({
+    name: z.string().optional(),
+    description: z.string().optional(),
+    version: int().min(1).optional(),
+    kernel_version: z.string().optional(),
+    system_prompt: z.string(),
+    max_turns: int()
+      .refine((n) => n === -1 || n > 0, 'a positive integer or -1 (unlimited)')
+      .optional(),
+    model: z
+      .strictObject({
+        max_tokens: int().optional(),
+        thinking_level: z.enum(THINKING_LEVELS as [ThinkingLevel, ...ThinkingLevel[]]).optional(),
+        timeoutMs: int().optional(),
+      })
+      .optional(),
+    compaction: z
+      .strictObject({
+        max_context_length: int().optional(),
+        max_session_turns: int().optional(),
+        mode: z.enum(['summarize', 'discard']).optional(),
+        prompt: z.string().optional(),
+      })
+      .optional(),
+    memory: z
+      .strictObject({ enabled: z.boolean().optional(), prompt: z.string().optional(), workspace_prompt: z.string().optional() })
+      .optional(),
+    vault: toggle(),
+    skills: toggle(),
+    schedules: toggle(),
+    tools: z
+      .strictObject({
+        builtin: z.array(ToolDefinitionConfigSchema).optional(),
+        mcpServers: z.array(MCPServerConfigSchema).optional(),
+      })
+      .optional(),
+  });
+}
 
 /** The file exactly as written (omitted keys stay absent). */
-export type SystemConfigFile = z.output<typeof SystemConfigFileSchema>;
+export type SystemConfigFile = z.output<ReturnType<typeof buildSystemConfigSchema>>;
 
 interface Section {
   enabled: boolean;
@@ -105,8 +112,9 @@ export function parseSystemConfig(text: string, file: string): StateResult<Syste
   if (raw === null || raw === undefined) {
     return fail(file, 'invalid', [{ path: '', expected: 'a YAML mapping with at least `system_prompt`', found: 'an empty file' }]);
   }
-  const r = SystemConfigFileSchema.safeParse(raw);
-  if (!r.success) return fail(file, 'invalid', issuesFromZod(r.error, raw, SystemConfigFileSchema));
+  const schema = buildSystemConfigSchema();
+  const r = schema.safeParse(raw);
+  if (!r.success) return fail(file, 'invalid', issuesFromZod(r.error, raw, schema));
   return ok(r.data);
 }
 

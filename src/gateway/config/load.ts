@@ -13,7 +13,7 @@ import { ENV_SOURCE, readEnv, type EnvValues } from './env';
 import { checkSlackCredentials, checkTelegramWebhook } from './platform-checks';
 import { resolveSections, resolveSlackMode } from './resolve-sections';
 import { resolveRoutes, type ReportError } from './routes';
-import { DEFAULTS, fileSchema, knownKeysAt, type FileConfig } from './schema';
+import { DEFAULTS, buildFileSchema, knownKeysAt, type FileConfig } from './schema';
 import type { GatewayConfig } from './types';
 import { parseYamlSource, type YamlSource } from './yaml-source';
 
@@ -66,7 +66,7 @@ function readConfigFile(
   errors: ConfigError[],
 ): { file: FileConfig | undefined; source: YamlSource } {
   const none: YamlSource = { data: {}, locate: () => undefined };
-  if (!located) return { file: missing ? undefined : fileSchema.parse({}), source: none };
+  if (!located) return { file: missing ? undefined : buildFileSchema().parse({}), source: none };
   let text: string;
   try {
     text = readFileSync(located, 'utf8');
@@ -85,9 +85,10 @@ function readConfigFile(
     return { file: undefined, source: none };
   }
   const source = parsed.value;
+  const fileSchema = buildFileSchema();
   const r = fileSchema.safeParse(source.data);
   if (r.success) return { file: r.data, source };
-  errors.push(...issuesToErrors(r.error.issues, { source: shown, data: source.data, locate: source.locate, knownKeys: knownKeysAt }));
+  errors.push(...issuesToErrors(r.error.issues, { source: shown, data: source.data, locate: source.locate, knownKeys: (path) => knownKeysAt(fileSchema, path) }));
   return { file: undefined, source };
 }
 

@@ -8,7 +8,7 @@
  */
 import { appendFile, open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { JournalEntrySchema, type JournalEntry } from './entries';
+import { buildJournalEntrySchema, type JournalEntry } from './entries';
 
 export const JOURNAL_FILE = 'gateway-journal.jsonl';
 
@@ -79,6 +79,7 @@ export class JournalFile {
     }
     const out: JournalRead = { entries: [], problems: [] };
     const lines = text.split('\n');
+    const schema = buildJournalEntrySchema();
     lines.forEach((raw, i) => {
       if (raw.trim() === '') return;
       let json: unknown;
@@ -90,7 +91,7 @@ export class JournalFile {
         out.problems.push({ path: this.path, message: `line ${i + 1} is not JSON; skipped` });
         return;
       }
-      const r = JournalEntrySchema.safeParse(json);
+      const r = schema.safeParse(json);
       if (r.success) out.entries.push(r.data);
       else out.problems.push({ path: this.path, message: `line ${i + 1}: ${r.error.issues.map((x) => `${x.path.join('.') || 'entry'}: ${x.message}`).join('; ')}; skipped` });
     });
