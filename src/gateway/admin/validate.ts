@@ -1,7 +1,8 @@
 /**
  * Boundary validation for the admin API: queries, bodies and path parameters go through zod, and a
  * failure becomes a 400 `bad_request` whose message names each bad field (`query.limit: expected …`).
- * Also the shared query field schemas (integers, times, dates) so every route reads them alike.
+ * Also the shared query field schemas (integers, times, dates) so every route reads them alike. Routes
+ * build their schemas at first use (`lazySchema`): a gateway whose admin API is not called holds none.
  */
 import { z } from 'zod';
 import { badRequest } from './errors';
@@ -25,8 +26,14 @@ function at(value: unknown, path: readonly PropertyKey[]): unknown {
   return cur;
 }
 
-export function parseInput<S extends z.ZodType>(schema: S, value: unknown, where: Where): z.output<S> {
-  const r = schema.safeParse(value);
+/** A schema made by `build` at its first use and kept from then on. */
+export function lazySchema<S extends z.ZodType>(build: () => S): () => S {
+  let schema: S | undefined;
+  return () => (schema ??= build());
+}
+
+export function parseInput<S extends z.ZodType>(schema: S | (() => S), value: unknown, where: Where): z.output<S> {
+  const r = (typeof schema === 'function' ? schema() : schema).safeParse(value);
   if (r.success) return r.data;
   const parts = r.error.issues.map((i) => {
     if (i.code === 'unrecognized_keys') return `${where}: unknown field${i.keys.length > 1 ? 's' : ''} ${i.keys.map((k) => JSON.stringify(k)).join(', ')}`;
@@ -56,21 +63,23 @@ export function isCalendarDate(s: string): boolean {
 }
 
 /** An instant: epoch milliseconds or an ISO 8601 date/time; becomes epoch ms. */
-export const queryTime = z
-  .string({ error: 'expected epoch milliseconds or an ISO 8601 date/time' })
-  .transform((s, ctx) => {
-    const n = /^\d{1,15}$/.test(s) ? Number(s) : /^\d{4}-\d{2}-\d{2}/.test(s) && isCalendarDate(s) ? Date.parse(s) : NaN;
-    if (Number.isNaN(n)) {
-      ctx.addIssue({ code: 'custom', message: 'expected epoch milliseconds or an ISO 8601 date/time' });
-      return z.NEVER;
-    }
-    return n;
-  });
+export const queryTime = () =>
+  z
+    .string({ error: 'expected epoch milliseconds or an ISO 8601 date/time' })
+    .transform((s, ctx) => {
+      const n = /^\d{1,15}$/.test(s) ? Number(s) : /^\d{4}-\d{2}-\d{2}/.test(s) && isCalendarDate(s) ? Date.parse(s) : NaN;
+      if (Number.isNaN(n)) {
+        ctx.addIssue({ code: 'custom', message: 'expected epoch milliseconds or an ISO 8601 date/time' });
+        return z.NEVER;
+      }
+      return n;
+    });
 
 /** A calendar date `YYYY-MM-DD`. */
-export const queryDate = z
-  .string({ error: 'expected a date YYYY-MM-DD' })
-  .regex(/^\d{4}-\d{2}-\d{2}$/, { error: 'expected a date YYYY-MM-DD', abort: true })
-  .refine((s) => isCalendarDate(s), { error: 'expected a real calendar date YYYY-MM-DD' });
+export const queryDate = () =>
+  z
+    .string({ error: 'expected a date YYYY-MM-DD' })
+    .regex(/^\d{4}-\d{2}-\d{2}$/, { error: 'expected a date YYYY-MM-DD', abort: true })
+    .refine((s) => isCalendarDate(s), { error: 'expected a real calendar date YYYY-MM-DD' });
 
 export const queryText = (what: string) => z.string({ error: `expected ${what}` }).min(1, { error: `expected ${what}` }).max(256, { error: `expected ${what} (at most 256 characters)` });

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import type { AdminTokenStore } from '../../store';
 import { isAdminToken } from '../auth';
 import { ApiError, sendError } from '../errors';
-import { parseInput } from '../validate';
+import { lazySchema, parseInput } from '../validate';
 import { clearedSessionCookie, sessionCookie } from './cookies';
 import { requireAdmin } from './guard';
 import type { LoginSession, LoginSessions } from './login-sessions';
@@ -19,9 +19,11 @@ import { MAX_PASSWORD_LENGTH, readPasswordHash, verifyPassword } from './passwor
 import type { LoginThrottle } from './throttle';
 
 const secret = (what: string) => z.string({ error: `expected the ${what} as a string` }).min(1, { error: `expected the ${what}` }).max(MAX_PASSWORD_LENGTH, { error: `expected the ${what} (at most ${MAX_PASSWORD_LENGTH} characters)` });
-const loginBody = z.union(
-  [z.strictObject({ token: secret('admin token') }), z.strictObject({ password: secret('admin password') })],
-  { error: 'expected a JSON object {"token": "..."} or {"password": "..."}' },
+const loginBody = lazySchema(() =>
+  z.union(
+    [z.strictObject({ token: secret('admin token') }), z.strictObject({ password: secret('admin password') })],
+    { error: 'expected a JSON object {"token": "..."} or {"password": "..."}' },
+  ),
 );
 
 export interface LoginRoutesOptions {

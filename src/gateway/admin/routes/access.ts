@@ -12,32 +12,41 @@ import type { GatewayStore } from '../../store';
 import { ApiError } from '../errors';
 import { decidePairingCode } from '../pairing';
 import { ADMIN_ACTOR, type AdminRuntime } from '../types';
-import { parseInput, queryInt } from '../validate';
+import { lazySchema, parseInput, queryInt } from '../validate';
 
 const PAIRING_STATES = ['pending', 'approved', 'denied', 'expired'] as const;
 
-const pairingQuery = z.strictObject({
-  state: z.enum(PAIRING_STATES, { error: `expected one of ${PAIRING_STATES.join('|')}` }).optional(),
-  limit: queryInt(1, 500).default(100),
-});
+const pairingQuery = lazySchema(() =>
+  z.strictObject({
+    state: z.enum(PAIRING_STATES, { error: `expected one of ${PAIRING_STATES.join('|')}` }).optional(),
+    limit: queryInt(1, 500).default(100),
+  }),
+);
 
-const allowlistQuery = z.strictObject({
-  platform: z.enum(PLATFORMS, { error: `expected one of ${PLATFORMS.join('|')}` }).optional(),
-});
+const allowlistQuery = lazySchema(() =>
+  z.strictObject({
+    platform: z.enum(PLATFORMS, { error: `expected one of ${PLATFORMS.join('|')}` }).optional(),
+  }),
+);
 
-const userRef = z
-  .string({ error: `expected ${USER_REF_EXPECTED}` })
-  .transform((s, ctx) => {
-    const ref = parseUserRef(s.trim());
-    if (!ref) {
-      ctx.addIssue({ code: 'custom', message: `expected ${USER_REF_EXPECTED}` });
-      return z.NEVER;
-    }
-    return ref;
-  });
+const userRef = () =>
+  z
+    .string({ error: `expected ${USER_REF_EXPECTED}` })
+    .transform((s, ctx) => {
+      const ref = parseUserRef(s.trim());
+      if (!ref) {
+        ctx.addIssue({ code: 'custom', message: `expected ${USER_REF_EXPECTED}` });
+        return z.NEVER;
+      }
+      return ref;
+    });
 
-const allowBody = z.strictObject({ user: userRef }, { error: 'expected a JSON object {"user": "platform:user_id"}' });
-const userParam = z.strictObject({ user: userRef });
+const allowBody = lazySchema(() =>
+  z.strictObject({ user: userRef() }, { error: 'expected a JSON object {"user": "platform:user_id"}' }),
+);
+const userParam = lazySchema(() =>
+  z.strictObject({ user: userRef() }),
+);
 
 /** `envUsers`: the `PENGUIN_ALLOW_USERS` entries, shown alongside the stored list (they cannot be removed here). */
 export function accessRoutes(store: GatewayStore, runtime: AdminRuntime, envUsers: readonly string[]): Router {

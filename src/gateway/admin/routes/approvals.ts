@@ -8,24 +8,30 @@ import { z } from 'zod';
 import { APPROVAL_ID_RE, type GatewayStore } from '../../store';
 import { ApiError } from '../errors';
 import { ADMIN_ACTOR, type AdminRuntime } from '../types';
-import { parseInput, queryInt, queryText } from '../validate';
+import { lazySchema, parseInput, queryInt, queryText } from '../validate';
 
 const STATES = ['pending', 'allowed', 'denied', 'expired', 'cancelled'] as const;
 
-const listQuery = z.strictObject({
-  state: z.enum(STATES, { error: `expected one of ${STATES.join('|')}` }).optional(),
-  session_id: queryText('a session id').optional(),
-  limit: queryInt(1, 500).default(100),
-  offset: queryInt(0, 1_000_000).default(0),
-});
+const listQuery = lazySchema(() =>
+  z.strictObject({
+    state: z.enum(STATES, { error: `expected one of ${STATES.join('|')}` }).optional(),
+    session_id: queryText('a session id').optional(),
+    limit: queryInt(1, 500).default(100),
+    offset: queryInt(0, 1_000_000).default(0),
+  }),
+);
 
-const idParam = z.strictObject({
-  id: z.string().regex(APPROVAL_ID_RE, { error: 'expected an approval id (10 characters a-z 2-7)' }),
-});
+const idParam = lazySchema(() =>
+  z.strictObject({
+    id: z.string().regex(APPROVAL_ID_RE, { error: 'expected an approval id (10 characters a-z 2-7)' }),
+  }),
+);
 
-const decideBody = z.strictObject(
-  { decision: z.enum(['allow', 'deny'], { error: 'expected "allow" or "deny"' }) },
-  { error: 'expected a JSON object {"decision": "allow"|"deny"}' },
+const decideBody = lazySchema(() =>
+  z.strictObject(
+    { decision: z.enum(['allow', 'deny'], { error: 'expected "allow" or "deny"' }) },
+    { error: 'expected a JSON object {"decision": "allow"|"deny"}' },
+  ),
 );
 
 const FAILURE_STATUS = { not_found: 404, already_decided: 409, expired: 409 } as const;

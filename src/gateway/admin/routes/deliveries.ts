@@ -13,25 +13,31 @@ import { PLATFORMS } from '../../config';
 import type { GatewayStore } from '../../store';
 import { ApiError } from '../errors';
 import type { AdminRuntime } from '../types';
-import { parseInput, queryInt, queryText } from '../validate';
+import { lazySchema, parseInput, queryInt, queryText } from '../validate';
 
 const STATES = ['pending', 'sent', 'failed', 'finalized', 'interrupted'] as const;
 
-const listQuery = z.strictObject({
-  session_id: queryText('a session id').optional(),
-  task_id: queryText('a task id').optional(),
-  platform: z.enum(PLATFORMS, { error: `expected one of ${PLATFORMS.join('|')}` }).optional(),
-  state: z.enum(STATES, { error: `expected one of ${STATES.join('|')}` }).optional(),
-  order: z.enum(['asc', 'desc'], { error: 'expected asc or desc' }).default('desc'),
-  limit: queryInt(1, 500).default(100),
-  offset: queryInt(0, 1_000_000).default(0),
-});
+const listQuery = lazySchema(() =>
+  z.strictObject({
+    session_id: queryText('a session id').optional(),
+    task_id: queryText('a task id').optional(),
+    platform: z.enum(PLATFORMS, { error: `expected one of ${PLATFORMS.join('|')}` }).optional(),
+    state: z.enum(STATES, { error: `expected one of ${STATES.join('|')}` }).optional(),
+    order: z.enum(['asc', 'desc'], { error: 'expected asc or desc' }).default('desc'),
+    limit: queryInt(1, 500).default(100),
+    offset: queryInt(0, 1_000_000).default(0),
+  }),
+);
 
-const idParam = z.strictObject({
-  id: z.string().regex(/^[1-9]\d{0,14}$/, { error: 'expected a delivery id (a positive integer)' }).transform(Number),
-});
+const idParam = lazySchema(() =>
+  z.strictObject({
+    id: z.string().regex(/^[1-9]\d{0,14}$/, { error: 'expected a delivery id (a positive integer)' }).transform(Number),
+  }),
+);
 
-const taskParam = z.strictObject({ id: z.string().regex(/^[A-Za-z0-9_.:-]{1,100}$/, { error: 'expected a task id' }) });
+const taskParam = lazySchema(() =>
+  z.strictObject({ id: z.string().regex(/^[A-Za-z0-9_.:-]{1,100}$/, { error: 'expected a task id' }) }),
+);
 
 const FAILURE = {
   not_found: [404, 'delivery_not_found'],

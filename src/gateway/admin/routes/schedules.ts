@@ -23,11 +23,17 @@ import { z } from 'zod';
 import { APPROVAL_MODES } from '../../config/schema';
 import { ApiError } from '../errors';
 import { ADMIN_ACTOR, type AdminRuntime, type ScheduleAdmin } from '../types';
-import { parseInput, queryInt } from '../validate';
+import { lazySchema, parseInput, queryInt } from '../validate';
 
-const idParam = z.strictObject({ id: z.string().min(1).max(400) });
-const enableBody = z.strictObject({ approval_mode: z.enum(APPROVAL_MODES, { error: `expected one of ${APPROVAL_MODES.join('|')}` }).optional() });
-const runsQuery = z.strictObject({ limit: queryInt(1, 500).default(50) });
+const idParam = lazySchema(() =>
+  z.strictObject({ id: z.string().min(1).max(400) }),
+);
+const enableBody = lazySchema(() =>
+  z.strictObject({ approval_mode: z.enum(APPROVAL_MODES, { error: `expected one of ${APPROVAL_MODES.join('|')}` }).optional() }),
+);
+const runsQuery = lazySchema(() =>
+  z.strictObject({ limit: queryInt(1, 500).default(50) }),
+);
 
 const notFound = (id: string) => new ApiError(404, 'schedule_not_found', `no schedule ${JSON.stringify(id)}`);
 

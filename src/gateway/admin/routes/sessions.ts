@@ -17,36 +17,44 @@ import { APPROVAL_MODES } from '../../config/schema';
 import type { GatewayStore, SessionRow } from '../../store';
 import { ApiError } from '../errors';
 import type { AdminRuntime } from '../types';
-import { parseInput, queryInt, queryText, queryTime } from '../validate';
+import { lazySchema, parseInput, queryInt, queryText, queryTime } from '../validate';
 
 /** SSE comment lines keep proxies from closing an idle stream. */
 export const SSE_HEARTBEAT_MS = 20_000;
 
-const listQuery = z.strictObject({
-  platform: z.enum(PLATFORMS, { error: `expected one of ${PLATFORMS.join('|')}` }).optional(),
-  route: queryText('a route name').optional(),
-  project: queryText('a project id').optional(),
-  agent: queryText('an agent id').optional(),
-  status: z.enum(['idle', 'running', 'compacting'], { error: 'expected one of idle|running|compacting' }).optional(),
-  since: queryTime.optional(),
-  until: queryTime.optional(),
-  subagents: z.enum(['true', 'false'], { error: 'expected true or false' }).optional(),
-  q: queryText('text to look for in the title, session id or conversation').optional(),
-  problem: z.enum(['true', 'false'], { error: 'expected true or false' }).optional(),
-  limit: queryInt(1, 500).default(50),
-  offset: queryInt(0, 1_000_000).default(0),
-});
+const listQuery = lazySchema(() =>
+  z.strictObject({
+    platform: z.enum(PLATFORMS, { error: `expected one of ${PLATFORMS.join('|')}` }).optional(),
+    route: queryText('a route name').optional(),
+    project: queryText('a project id').optional(),
+    agent: queryText('an agent id').optional(),
+    status: z.enum(['idle', 'running', 'compacting'], { error: 'expected one of idle|running|compacting' }).optional(),
+    since: queryTime().optional(),
+    until: queryTime().optional(),
+    subagents: z.enum(['true', 'false'], { error: 'expected true or false' }).optional(),
+    q: queryText('text to look for in the title, session id or conversation').optional(),
+    problem: z.enum(['true', 'false'], { error: 'expected true or false' }).optional(),
+    limit: queryInt(1, 500).default(50),
+    offset: queryInt(0, 1_000_000).default(0),
+  }),
+);
 
-const messagesQuery = z.strictObject({
-  limit: queryInt(1, 10_000).default(2000),
-  offset: queryInt(0, 100_000_000).default(0),
-});
+const messagesQuery = lazySchema(() =>
+  z.strictObject({
+    limit: queryInt(1, 10_000).default(2000),
+    offset: queryInt(0, 100_000_000).default(0),
+  }),
+);
 
-const idParam = z.strictObject({ id: z.string().min(1).max(200) });
+const idParam = lazySchema(() =>
+  z.strictObject({ id: z.string().min(1).max(200) }),
+);
 
-const patchBody = z.strictObject({
-  approval_mode: z.enum(APPROVAL_MODES, { error: `expected one of ${APPROVAL_MODES.join('|')}` }),
-});
+const patchBody = lazySchema(() =>
+  z.strictObject({
+    approval_mode: z.enum(APPROVAL_MODES, { error: `expected one of ${APPROVAL_MODES.join('|')}` }),
+  }),
+);
 
 async function sessionOr404(store: GatewayStore, id: string): Promise<SessionRow> {
   const row = await store.getSession(id);

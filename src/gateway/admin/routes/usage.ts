@@ -11,22 +11,24 @@ import { PLATFORMS } from '../../config';
 import { usageReport, type GatewayStore, type PricingLookup, type UsageGroupBy } from '../../store';
 import { badRequest } from '../errors';
 import { usageCsv } from '../usage-csv';
-import { parseInput, queryDate, queryText } from '../validate';
+import { lazySchema, parseInput, queryDate, queryText } from '../validate';
 
 const GROUPS = { day: 'date', model: 'model', route: 'route', session: 'session', project: 'project', platform: 'platform', user: 'user' } as const satisfies Record<string, UsageGroupBy>;
 const GROUP_NAMES = Object.keys(GROUPS) as (keyof typeof GROUPS)[];
 
-const usageQuery = z.strictObject({
-  group: z.enum(GROUP_NAMES, { error: `expected one of ${GROUP_NAMES.join('|')}` }).default('day'),
-  from: queryDate.optional(),
-  to: queryDate.optional(),
-  project: queryText('a project id').optional(),
-  route: queryText('a route name').optional(),
-  platform: z.enum(PLATFORMS, { error: `expected one of ${PLATFORMS.join('|')}` }).optional(),
-  session_id: queryText('a session id').optional(),
-  user: queryText('a user as platform:user_id').optional(),
-  format: z.enum(['json', 'csv'], { error: 'expected json or csv' }).default('json'),
-});
+const usageQuery = lazySchema(() =>
+  z.strictObject({
+    group: z.enum(GROUP_NAMES, { error: `expected one of ${GROUP_NAMES.join('|')}` }).default('day'),
+    from: queryDate().optional(),
+    to: queryDate().optional(),
+    project: queryText('a project id').optional(),
+    route: queryText('a route name').optional(),
+    platform: z.enum(PLATFORMS, { error: `expected one of ${PLATFORMS.join('|')}` }).optional(),
+    session_id: queryText('a session id').optional(),
+    user: queryText('a user as platform:user_id').optional(),
+    format: z.enum(['json', 'csv'], { error: 'expected json or csv' }).default('json'),
+  }),
+);
 
 const noPricing: PricingLookup = () => undefined;
 
