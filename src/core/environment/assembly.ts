@@ -2,16 +2,20 @@
  * Assembles the built-in tools of one Environment (engine.md §4.3, §4.7): the configured definitions
  * (defaults unless `tools.builtin` replaced them) in their order, unknown names and duplicates skipped,
  * `forModel` choosing read_image (vision) or describe_image (text-only), and `call_description: false`
- * removing the `description` parameter from the schema the model sees. What the model is offered and the
- * argument lists are derived once per definition and shared by every Environment built from it; only the
- * tool implementations (bound to one Environment's command and subagent managers) are per Environment.
+ * removing the `description` parameter from the schema the model sees. The assembly (what the model is
+ * offered, the argument lists, each tool's factory) is made once per definitions list and shared by every
+ * Environment built from it, its warnings said once; an Environment makes a tool's implementation (bound to
+ * its command and subagent managers) only when a call needs it, as most sessions never call one.
  */
 import type { ToolDefinition, ToolDefinitionConfig } from '../interfaces';
 import { schemaKeys } from './arguments';
-import { BUILTIN_TOOL_FACTORIES, type ToolDeps, type ValidatedTool } from './tools';
+import { BUILTIN_TOOL_FACTORIES } from './tools';
+import type { ToolFactory } from './tools/tool-kit';
 
 export interface AssembledTool {
-  tool: ValidatedTool;
+  definition: ToolDefinitionConfig;
+  /** Makes the implementation for one Environment. */
+  factory: ToolFactory;
   /** What the model is offered. */
   modelDefinition: ToolDefinition;
   /** Required parameters of the offered schema. */
@@ -32,7 +36,7 @@ export function stripDescriptionParameter(parameters: Record<string, unknown> | 
   return out;
 }
 
-type OfferedTool = Omit<AssembledTool, 'tool'>;
+type OfferedTool = Omit<AssembledTool, 'definition' | 'factory'>;
 const offered = new WeakMap<ToolDefinitionConfig, OfferedTool>();
 
 /** The model-facing definition and argument lists of `def`, the same objects for every Environment. */
@@ -49,12 +53,19 @@ function offeredTool(def: ToolDefinitionConfig): OfferedTool {
   return o;
 }
 
-export function assembleBuiltins(
-  definitions: readonly ToolDefinitionConfig[],
-  vision: boolean,
-  deps: ToolDeps,
-  warn: (message: string) => void,
-): Map<string, AssembledTool> {
+export type AssembledTools = ReadonlyMap<string, AssembledTool>;
+
+/** Per definitions list, the assembly with vision and without (the same list serves both kinds of model). */
+const assembled = new WeakMap<readonly ToolDefinitionConfig[], { vision?: AssembledTools; textOnly?: AssembledTools }>();
+
+export function assembleBuiltins(definitions: readonly ToolDefinitionConfig[], vision: boolean, warn: (message: string) => void): AssembledTools {
+  let byKind = assembled.get(definitions);
+  if (!byKind) assembled.set(definitions, (byKind = {}));
+  const key = vision ? 'vision' : 'textOnly';
+  return (byKind[key] ??= assemble(definitions, vision, warn));
+}
+
+function assemble(definitions: readonly ToolDefinitionConfig[], vision: boolean, warn: (message: string) => void): AssembledTools {
   const out = new Map<string, AssembledTool>();
   for (const def of definitions) {
     const factory = BUILTIN_TOOL_FACTORIES[def.name];
@@ -67,7 +78,7 @@ export function assembleBuiltins(
       continue;
     }
     if ((def.forModel === 'vision' && !vision) || (def.forModel === 'text-only' && vision)) continue;
-    out.set(def.name, { tool: factory(def, deps), ...offeredTool(def) });
+    out.set(def.name, { definition: def, factory, ...offeredTool(def) });
   }
   return out;
 }

@@ -11,7 +11,7 @@ import type {
   ToolCallMessage, ToolDefinition, ToolExecutionRequest, ToolPermission, ToolReach,
 } from '../interfaces';
 import { parseArguments, validateArguments } from './arguments';
-import { assembleBuiltins, type AssembledTool } from './assembly';
+import { assembleBuiltins, type AssembledTools } from './assembly';
 import { errorMessage } from './async-utils';
 import { INTERRUPTED_NOTE, runWithCloseOut, toolErrorNote } from './close-out';
 import { PathConfinement } from './confinement';
@@ -23,6 +23,7 @@ import { buildSubprocessEnv, INHERIT_HOST_ENV, type SubprocessEnvPolicy } from '
 import { callReach } from './tool-reach';
 import { CommandSessionManager } from './tools/command-sessions';
 import { SubagentManager } from './tools/subagent-manager';
+import type { ValidatedTool } from './tools/tool-kit';
 
 export interface EnvironmentOptions {
   /** Host environment the subprocess env is derived from (default `process.env`); `PENGUIN_SHELL` picks the shell. */
@@ -38,7 +39,9 @@ export interface EnvironmentOptions {
 }
 
 export class Environment implements EnvironmentInterface {
-  private readonly builtins: Map<string, AssembledTool>;
+  /** The agent's assembly, shared; the implementations this Environment has needed so far. */
+  private readonly builtins: AssembledTools;
+  private made?: Map<string, ValidatedTool>;
   private readonly commands: CommandSessionManager;
   private readonly subagents: SubagentManager;
   private readonly mcp: McpManager;
@@ -58,7 +61,7 @@ export class Environment implements EnvironmentInterface {
     if (config.confinement) this.confinement = new PathConfinement(config.confinement);
     this.commands = new CommandSessionManager({ shell: hostEnv.PENGUIN_SHELL || 'bash', notify: this.notices.emit, now: options.now, sandbox: config.sandbox });
     this.subagents = new SubagentManager({ runner: config.services?.subagentRunner, notify: this.notices.emit, now: options.now });
-    this.builtins = assembleBuiltins(config.toolConfig.customTools, config.vision ?? true, { commands: this.commands, subagents: this.subagents }, warn);
+    this.builtins = assembleBuiltins(config.toolConfig.customTools, config.vision ?? true, warn);
     this.mcp = new McpManager(config.toolConfig.mcpServers, { workspaceDir: config.workspaceDir, hostEnv, envPolicy, warn });
   }
 
@@ -87,7 +90,7 @@ export class Environment implements EnvironmentInterface {
 
   toolPermission(name: string): ToolPermission | undefined {
     const builtin = this.builtins.get(name);
-    if (builtin) return builtin.tool.definition.permission ?? 'rw';
+    if (builtin) return builtin.definition.permission ?? 'rw';
     return this.mcp.listTools().find((t) => t.definition.name === name)?.definition.permission;
   }
 
@@ -157,9 +160,13 @@ export class Environment implements EnvironmentInterface {
   ): Promise<{ tool: BuiltinTool; check: (args: Record<string, unknown>) => ReturnType<typeof validateArguments> } | null> {
     const builtin = this.builtins.get(name);
     if (builtin) {
+      const made = (this.made ??= new Map());
+      let tool = made.get(name);
+      if (!tool) made.set(name, (tool = builtin.factory(builtin.definition, { commands: this.commands, subagents: this.subagents })));
+      const own = tool;
       return {
-        tool: builtin.tool as BuiltinTool,
-        check: (args) => validateArguments(name, builtin.tool.schema, args, builtin.required, builtin.expected),
+        tool: own as BuiltinTool,
+        check: (args) => validateArguments(name, own.schema, args, builtin.required, builtin.expected),
       };
     }
     if (!name.startsWith('mcp__') || !this.mcp.hasServers) return null;

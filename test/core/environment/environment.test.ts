@@ -58,6 +58,21 @@ describe('tool list', () => {
     await e.dispose();
   });
 
+  test('one definitions list is assembled once for all its Environments; each runs its own commands', async () => {
+    const warnings: string[] = [];
+    const custom: ToolDefinitionConfig[] = [...DEFAULT_BUILTIN_TOOLS, { name: 'teleport', description: 'no such tool' }];
+    const { env: a } = makeEnv({ tools: custom, warn: (m) => warnings.push(m) });
+    const { env: b } = makeEnv({ tools: custom, warn: (m) => warnings.push(m) });
+    expect(warnings).toEqual(['built-in tool "teleport" skipped: no such tool']);
+    expect((await b.listTools()).map((t) => t.name)).toEqual((await a.listTools()).map((t) => t.name));
+    const started = await call(a, 'exec_command', { description: 'd', cmd: 'sleep 30', run_in_background: true });
+    const id = /proc-[0-9a-f]{8}/.exec(started.out.output)?.[0];
+    expect(id).toBeDefined();
+    expect((await call(b, 'kill_command', { description: 'stop', process_id: id })).out.output).toMatch(/unknown|no process/i);
+    expect((await call(a, 'kill_command', { description: 'stop', process_id: id })).out.output).toContain(`[killed process ${id}]`);
+    await Promise.all([a.dispose(), b.dispose()]);
+  });
+
   test('permissions come from the definitions', () => {
     expect(env.toolPermission('read_file')).toBe('r');
     expect(env.toolPermission('exec_command')).toBe('rw');
