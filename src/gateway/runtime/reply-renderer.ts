@@ -4,7 +4,8 @@
  * MessageWriter, and records every part of the reply in the delivery ledger from its first showing (a draft
  * preview included, as 'pending' until it becomes a message), so a restart can find replies that were cut
  * off, and each step (post, edit, draft, retry, 429, failure) as a timeline event for the dashboard.
- * `finish()` settles the final text without the Stop button.
+ * `finish()` settles the final text without the Stop button and says whether the platform refused the
+ * conversation (the Task's runner marks it on the session).
  */
 import type { ChannelAdapter } from '../../adapters/contract/adapter';
 import type { Clock } from '../../adapters/contract/clock';
@@ -18,6 +19,12 @@ import type { Logger } from 'pino';
 
 const TIMELINE_OPS = new Set<string>(['post', 'edit', 'draft', 'delete', 'stream_start', 'stream_append', 'stream_stop']);
 
+
+/** How a reply ended, and what it says of the conversation's platform problem (see `platformProblem`). */
+export interface FinishedReply {
+  result: WriterResult;
+  platformProblem: string | null | undefined;
+}
 export interface ReplyRendererOptions {
   adapter: ChannelAdapter;
   thread: ThreadRef;
@@ -90,33 +97,34 @@ export class ReplyRenderer {
    * Send the final text. `interrupted`: the Task was cut off by a shutdown, so its ledger rows stay open
    * and the next start offers Continue, as after a crash.
    */
-  async finish(opts: { interrupted?: boolean } = {}): Promise<WriterResult> {
+  async finish(opts: { interrupted?: boolean } = {}): Promise<FinishedReply> {
     this.view = foldLiveView(this.view, { kind: 'task_finished', at: this.o.clock.now() });
     const result = await this.writer.finish(this.redacted(renderLiveReply(this.view, { pricing: this.o.pricing, usageFooter: this.o.usageFooter }), false));
     const rows = await Promise.all(this.deliveries.values());
     await this.events;
-    for (const id of rows) {
-      if (id === undefined || (opts.interrupted && result.ok)) continue;
-      await this.o.store.setDeliveryState(id, result.ok ? 'finalized' : 'failed').catch((e) => this.o.logger.warn({ err: e }, 'delivery ledger update failed'));
-    }
-    await this.notePlatformProblem(result);
-    return result;
+    // Issued together, so the rows of one reply change in one commit.
+    await Promise.all(rows.map((id) => {
+      if (id === undefined || (opts.interrupted && result.ok)) return undefined;
+      return this.o.store.setDeliveryState(id, result.ok ? 'finalized' : 'failed').catch((e) => this.o.logger.warn({ err: e }, 'delivery ledger update failed'));
+    }));
+    return { result, platformProblem: this.platformProblem(result) };
   }
 
   /**
    * A problem only the operator (or the user) can fix — the bot blocked or kicked, missing permissions, a
-   * rejected token — is logged as an error and marked on the session; a reply that gets through clears it.
+   * rejected token — is logged as an error and is the session's to mark (null: a reply got through, which
+   * clears it; undefined: this reply says nothing either way).
    */
-  private async notePlatformProblem(result: WriterResult): Promise<void> {
+  private platformProblem(result: WriterResult): string | null | undefined {
     const err = result.ok ? undefined : result.error;
     const c = err?.classification;
     if (!result.ok && c?.kind !== 'surface') {
       this.o.logger.warn({ err: err?.message, sessionId: this.o.sessionId }, 'live reply could not be completed');
-      return;
+      return undefined;
     }
     const problem = c?.kind === 'surface' ? `${c.reason}: ${err!.message}` : null;
     if (problem) this.o.logger.error({ platform: this.o.adapter.platform, sessionId: this.o.sessionId, problem }, 'the platform refused this conversation; the operator must act');
-    await this.o.store.updateSession(this.o.sessionId, { platform_problem: problem }).catch((e: unknown) => this.o.logger.warn({ err: e }, 'session update failed'));
+    return problem;
   }
 
   /** Appends a step to this Task's timeline (`part` null: the Task itself), after the ledger row exists. */
@@ -149,6 +157,8 @@ export class ReplyRenderer {
       this.firstSent = true;
       this.o.onFirstSend?.();
     }
+    // What a real message shows now (without the live status), so a restart can finalise it in place.
+    let shown = e.messageId !== undefined && e.op !== 'delete' && e.op !== 'draft' ? withoutStatus(e.content) : undefined;
     // A part is in the ledger from its first showing, a draft preview included (no message id yet, so
     // 'pending'): a crash while only a draft shows must still leave a reply for the next start to find.
     const row = this.deliveries.get(e.part);
@@ -166,17 +176,25 @@ export class ReplyRenderer {
     } else if (e.messageId !== undefined && e.op !== 'delete' && !this.identified.has(e.part)) {
       this.identified.add(e.part);
       const messageId = e.messageId;
-      this.deliveries.set(e.part, row.then((id) => (id === undefined ? undefined : this.ledger(() => this.o.store.markDeliverySent(id, messageId)))));
+      const text = shown;
+      shown = undefined;
+      // The message id and what it shows, issued together: one commit.
+      this.deliveries.set(e.part, row.then((id) => (id === undefined ? undefined : Promise.all([
+        this.ledger(() => this.o.store.markDeliverySent(id, messageId)),
+        text !== undefined ? this.setShown(id, text) : undefined,
+      ]).then(([sent]) => sent))));
     }
-    // What a real message shows now (without the live status), so a restart can finalise it in place.
-    if (e.messageId !== undefined && e.op !== 'delete' && e.op !== 'draft') {
-      const shown = withoutStatus(e.content);
-      const current = this.deliveries.get(e.part)!;
-      this.deliveries.set(e.part, current.then(async (id) => {
-        if (id !== undefined) await this.o.store.setDeliveryShown(id, shown).catch((err: unknown) => this.o.logger.warn({ err }, 'delivery ledger write failed'));
+    if (shown !== undefined) {
+      const text = shown;
+      this.deliveries.set(e.part, this.deliveries.get(e.part)!.then(async (id) => {
+        if (id !== undefined) await this.setShown(id, text);
         return id;
       }));
     }
+  }
+
+  private setShown(id: number, text: string): Promise<void> {
+    return this.o.store.setDeliveryShown(id, text).catch((err: unknown) => this.o.logger.warn({ err }, 'delivery ledger write failed'));
   }
 
   /** The writer's steps as timeline events; a deferral by the governor ('skipped') is not a step. */

@@ -189,9 +189,12 @@ export class TaskRunner {
     } finally {
       requested();
       typing.stop();
-      const shown = await renderer.finish({ interrupted: this.o.closing() && status === 'aborted' });
+      const { result: shown, platformProblem } = await renderer.finish({ interrupted: this.o.closing() && status === 'aborted' });
       if (!shown.ok && shown.reason === 'failed') deliveryError = shown.error.message;
-      await this.o.store.updateSession(session.id, { status: 'idle' }).catch(() => undefined);
+      // The platform problem goes with the status: one write where a reply otherwise made two.
+      await this.o.store
+        .updateSession(session.id, { status: 'idle', ...(platformProblem !== undefined ? { platform_problem: platformProblem } : {}) })
+        .catch((err: unknown) => this.o.logger.warn({ err }, 'session update failed'));
       this.o.metrics?.taskFinished(platform, status, this.o.clock.now() - started);
     }
     // The model's title comes after the first reply, so it never competes with the first token.
