@@ -82,13 +82,18 @@ it('a bundle loaded while it holds compiles from its code cache, made under V8\'
     const file = join(dir, 'cached.js');
     writeFileSync(file, Array.from({ length: 50 }, (_, i) => `exports.f${i} = (x) => x + ${i};`).join('\n'));
     execFileSync(process.execPath, ['-e', `require(${JSON.stringify(LOADER)}).makeCodeCache(${JSON.stringify(file)})`]);
+    // Loaded half-way through the burst's 300 turns, counted in turns so a fast or a loaded machine alike
+    // loads it while the burst runs.
     const r = burst(`capYoungGeneration(4 * 1024 * 1024);
-    setTimeout(() => {
+    let turns = 0;
+    const tick = () => {
+      if (++turns < 150) return void setImmediate(tick);
       const loader = require(${JSON.stringify(LOADER)});
       out.grownAtLoad = youngGenerationBytes();
       loader.loadBundle(${JSON.stringify(file)});
       out.codeCache = loader.bundleLoads()[0].codeCache;
-    }, 500);`) as { after: number; grownAtLoad?: number; codeCache?: string };
+    };
+    setImmediate(tick);`) as { after: number; grownAtLoad?: number; codeCache?: string };
     expect(r.grownAtLoad).toBeGreaterThanOrEqual(4 * MiB);
     expect(r.codeCache).toBe('used');
     expect(r.after).toBeLessThanOrEqual(8 * MiB);
