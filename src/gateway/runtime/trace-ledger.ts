@@ -2,8 +2,9 @@
  * TraceLedger: keeps the index in step with what reaches the traces, so the live index and a reindex
  * from the files agree by construction. Fed by every agent's `onTraceWritten`, it records a usage row for
  * each `token_usage` and failed `request_end` (compaction attempts included: they are trace-only), gives a
- * subagent its own session row, and moves `last_active_at` to the newest traced record. Batches are applied
- * in order, one at a time; a store failure is logged and never reaches the engine.
+ * subagent its own session row, and moves `last_active_at` to the newest traced record. A session's batches
+ * are applied in order, one at a time, and sessions side by side, so the writes of many share a commit; a
+ * store failure is logged and never reaches the engine.
  */
 import type { TracedSessionInfo } from '../../core/agent';
 import { isPayload } from '../../core/omnimessage/guards';
@@ -22,7 +23,8 @@ interface Known {
 const REMEMBERED = 10_000;
 
 export class TraceLedger {
-  private chain: Promise<void> = Promise.resolve();
+  /** Per session with batches not yet applied, the last of them. */
+  private readonly chains = new Map<string, Promise<void>>();
   private readonly known = new Map<string, Known>();
 
   constructor(private readonly o: { store: GatewayStore; logger: Logger; metrics?: GatewayMetrics }) {}
@@ -30,15 +32,20 @@ export class TraceLedger {
   /** The `onTraceWritten` of the agent (project, agent). */
   observer(projectId: string, agentId: string): (msgs: readonly OmniMessage[], who: TracedSessionInfo) => void {
     return (msgs, who) => {
-      this.chain = this.chain
+      const id = who.sessionId;
+      const chain = (this.chains.get(id) ?? Promise.resolve())
         .then(() => this.apply(projectId, agentId, msgs, who))
-        .catch((err: unknown) => this.o.logger.warn({ err, sessionId: who.sessionId }, 'trace ledger: index not updated'));
+        .catch((err: unknown) => this.o.logger.warn({ err, sessionId: id }, 'trace ledger: index not updated'))
+        .finally(() => {
+          if (this.chains.get(id) === chain) this.chains.delete(id);
+        });
+      this.chains.set(id, chain);
     };
   }
 
   /** Resolves once every batch handed over so far is in the index. */
-  settled(): Promise<void> {
-    return this.chain;
+  async settled(): Promise<void> {
+    while (this.chains.size > 0) await Promise.all(this.chains.values());
   }
 
   private async apply(projectId: string, agentId: string, msgs: readonly OmniMessage[], who: TracedSessionInfo): Promise<void> {
