@@ -5,7 +5,8 @@
  * never written. I/O errors never reject: they go to `onError` (tracing is best-effort for the run);
  * `onWritten` sees each batch of envelopes once it is on disk, so a host can index exactly what the trace holds.
  * A trace folder is made once per process (every session of a day shares it, concurrent first writes one
- * mkdir), and again only if it vanished.
+ * mkdir), and again only if it vanished. A writer keeps its descriptor for `holdMs` after its last write:
+ * the lines of one Task come in bursts within that, and a session at rest pins no descriptor.
  */
 import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -60,6 +61,9 @@ async function openInDir(p: string): Promise<FileHandle> {
   return open(p, 'a+', 0o600);
 }
 
+/** How long a writer keeps its descriptor once its queue is empty. */
+export const TRACE_HOLD_MS = 1000;
+
 export class TraceWriter {
   readonly sessionId: string;
   onError?: (err: Error) => void;
@@ -71,12 +75,19 @@ export class TraceWriter {
   private draining?: Promise<void>;
   private fh?: FileHandle;
   private healedPath?: string;
+  private readonly holdMs: number;
+  /** Closes the descriptor once the writer has been idle for `holdMs` (one timer, re-armed). */
+  private closer?: NodeJS.Timeout;
 
-  /** `fresh`: the session is new, so its first file has no torn tail to heal (no stat before its first write). */
-  constructor(opts: { tracesDir: string; sessionId: string; index?: number; fresh?: boolean }) {
+  /**
+   * `fresh`: the session is new, so its first file has no torn tail to heal (no stat before its first write).
+   * `holdMs`: how long the descriptor outlives the last write (default TRACE_HOLD_MS; 0 closes it at once).
+   */
+  constructor(opts: { tracesDir: string; sessionId: string; index?: number; fresh?: boolean; holdMs?: number }) {
     this.dir = opts.tracesDir;
     this.sessionId = opts.sessionId;
     this.fileIndex = opts.index ?? 1;
+    this.holdMs = opts.holdMs ?? TRACE_HOLD_MS;
     if (opts.fresh) this.healedPath = this.path;
   }
 
@@ -122,14 +133,29 @@ export class TraceWriter {
   private async drain(): Promise<void> {
     for (;;) {
       await this.writeQueued();
-      // Hold the descriptor only while there is work queued: idle sessions must not pin fds.
-      await this.closeHandle();
-      // Lines queued while the handle was closing are picked up here; the marker is cleared in the same
-      // synchronous step that sees the queue empty, so a later append always starts a new drain.
+      // Lines queued since the last write are picked up here; the marker is cleared in the same synchronous
+      // step that sees the queue empty, so a later append always starts a new drain.
       if (this.queue.length === 0) {
         this.draining = undefined;
+        this.releaseLater();
         return;
       }
+    }
+  }
+
+  /** Idle sessions must not pin descriptors: this one closes unless a write comes within `holdMs`. */
+  private releaseLater(): void {
+    if (!this.fh) return;
+    if (this.holdMs <= 0) {
+      void this.closeHandle();
+      return;
+    }
+    if (this.closer) this.closer.refresh();
+    else {
+      this.closer = setTimeout(() => {
+        if (!this.draining) void this.closeHandle();
+      }, this.holdMs);
+      this.closer.unref();
     }
   }
 

@@ -1,4 +1,5 @@
 /** Trace writer and reader: layout, serialized appends, torn-tail healing, tolerant reading, rotation. */
+import { readdirSync, readlinkSync } from 'node:fs';
 import { appendFile, mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -50,6 +51,30 @@ describe('TraceWriter', () => {
     for (const m of msgs) await w.append(m);
     const text = await readFile((await listTraceFiles(root, id))[0].path, 'utf8');
     expect(text).toBe(msgs.map((m) => `${JSON.stringify(m)}\n`).join(''));
+  });
+
+  it('keeps its descriptor while a session writes and lets it go once the session rests', async () => {
+    const id = newSessionId();
+    const w = new TraceWriter({ tracesDir: root, sessionId: id, holdMs: 300 });
+    await w.append(meta(id));
+    const file = (await listTraceFiles(root, id))[0].path;
+    const held = () => readdirSync('/proc/self/fd').filter((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`) === file;
+      } catch {
+        return false;
+      }
+    }).length;
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    await sleep(50);
+    expect(held()).toBe(1);
+    await w.append(b.userText('next'));
+    for (let i = 0; i < 200 && held() > 0; i++) await sleep(10);
+    expect(held()).toBe(0);
+    await w.append(b.userText('later'));
+    expect((await readFile(file, 'utf8')).trim().split('\n').map((l) => kind(JSON.parse(l)))).toEqual(['session_meta', 'text', 'text']);
+    for (let i = 0; i < 200 && held() > 0; i++) await sleep(10);
+    expect(held()).toBe(0);
   });
 
   it('writes into a trace folder that was removed after an earlier session made it', async () => {
