@@ -101,12 +101,14 @@ export class ReplyRenderer {
     this.view = foldLiveView(this.view, { kind: 'task_finished', at: this.o.clock.now() });
     const result = await this.writer.finish(this.redacted(renderLiveReply(this.view, { pricing: this.o.pricing, usageFooter: this.o.usageFooter }), false));
     const rows = await Promise.all(this.deliveries.values());
-    await this.events;
-    // Issued together, so the rows of one reply change in one commit.
-    await Promise.all(rows.map((id) => {
-      if (id === undefined || (opts.interrupted && result.ok)) return undefined;
-      return this.o.store.setDeliveryState(id, result.ok ? 'finalized' : 'failed').catch((e) => this.o.logger.warn({ err: e }, 'delivery ledger update failed'));
-    }));
+    // Issued together with the timeline's last steps, so the rows of one reply change in one commit.
+    await Promise.all([
+      this.events,
+      ...rows.map((id) => {
+        if (id === undefined || (opts.interrupted && result.ok)) return undefined;
+        return this.o.store.setDeliveryState(id, result.ok ? 'finalized' : 'failed').catch((e) => this.o.logger.warn({ err: e }, 'delivery ledger update failed'));
+      }),
+    ]);
     return { result, platformProblem: this.platformProblem(result) };
   }
 
