@@ -11,7 +11,7 @@ import type {
   ToolCallMessage, ToolDefinition, ToolExecutionRequest, ToolPermission, ToolReach,
 } from '../interfaces';
 import { parseArguments, validateArguments } from './arguments';
-import { assembleBuiltins, type AssembledTools } from './assembly';
+import { assembleBuiltins, type AssembledTool, type AssembledTools } from './assembly';
 import { errorMessage } from './async-utils';
 import { INTERRUPTED_NOTE, runWithCloseOut, toolErrorNote } from './close-out';
 import { PathConfinement } from './confinement';
@@ -160,13 +160,10 @@ export class Environment implements EnvironmentInterface {
   ): Promise<{ tool: BuiltinTool; check: (args: Record<string, unknown>) => ReturnType<typeof validateArguments> } | null> {
     const builtin = this.builtins.get(name);
     if (builtin) {
-      const made = (this.made ??= new Map());
-      let tool = made.get(name);
-      if (!tool) made.set(name, (tool = builtin.factory(builtin.definition, { commands: this.commands, subagents: this.subagents })));
-      const own = tool;
+      const tool = this.implementation(name, builtin);
       return {
-        tool: own as BuiltinTool,
-        check: (args) => validateArguments(name, own.schema, args, builtin.required, builtin.expected),
+        tool: tool as BuiltinTool,
+        check: (args) => validateArguments(name, tool.schema, args, builtin.required, builtin.expected),
       };
     }
     if (!name.startsWith('mcp__') || !this.mcp.hasServers) return null;
@@ -174,6 +171,14 @@ export class Environment implements EnvironmentInterface {
     const tool = this.mcp.listTools().find((t) => t.definition.name === name);
     // MCP servers validate their own arguments; here only the JSON-object shape is checked.
     return tool ? { tool, check: (args) => ({ ok: true, value: args }) } : null;
+  }
+
+  /** This Environment's implementation of a built-in tool, made at its first call. */
+  private implementation(name: string, builtin: AssembledTool): ValidatedTool {
+    const made = (this.made ??= new Map());
+    let tool = made.get(name);
+    if (!tool) made.set(name, (tool = builtin.factory(builtin.definition, { commands: this.commands, subagents: this.subagents })));
+    return tool;
   }
 
   onBackgroundNotice(listener: (notice: BackgroundNotice) => void): () => void {

@@ -160,7 +160,7 @@ export class ReplyRenderer {
       this.o.onFirstSend?.();
     }
     // What a real message shows now (without the live status), so a restart can finalise it in place.
-    let shown = e.messageId !== undefined && e.op !== 'delete' && e.op !== 'draft' ? withoutStatus(e.content) : undefined;
+    const shown = e.messageId !== undefined && e.op !== 'delete' && e.op !== 'draft' ? withoutStatus(e.content) : undefined;
     // A part is in the ledger from its first showing, a draft preview included (no message id yet, so
     // 'pending'): a crash while only a draft shows must still leave a reply for the next start to find.
     const row = this.deliveries.get(e.part);
@@ -178,18 +178,16 @@ export class ReplyRenderer {
     } else if (e.messageId !== undefined && e.op !== 'delete' && !this.identified.has(e.part)) {
       this.identified.add(e.part);
       const messageId = e.messageId;
-      const text = shown;
-      shown = undefined;
       // The message id and what it shows, issued together: one commit.
       this.deliveries.set(e.part, row.then((id) => (id === undefined ? undefined : Promise.all([
         this.ledger(() => this.o.store.markDeliverySent(id, messageId)),
-        text !== undefined ? this.setShown(id, text) : undefined,
+        shown !== undefined ? this.setShown(id, shown) : undefined,
       ]).then(([sent]) => sent))));
+      return;
     }
     if (shown !== undefined) {
-      const text = shown;
       this.deliveries.set(e.part, this.deliveries.get(e.part)!.then(async (id) => {
-        if (id !== undefined) await this.setShown(id, text);
+        if (id !== undefined) await this.setShown(id, shown);
         return id;
       }));
     }
