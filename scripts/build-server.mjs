@@ -138,10 +138,11 @@ function lazyPlugin(vendor) {
 }
 
 const outputs = [join(gatewayDir, 'cli.bundle.js')];
-await build({
+const main = await build({
   ...common,
   entryPoints: [join(root, 'src/gateway/cli/main.ts')],
   outfile: outputs[0],
+  metafile: true,
   // A trace's line and column in the bundle map back to src/ with it; the vendor bundles keep names only.
   sourcemap: 'external',
   external: outside.flatMap((d) => [d, `${d}/*`]),
@@ -158,6 +159,12 @@ for (const [name, pkgs] of Object.entries(VENDOR)) {
     plugins: [vendorPlugin(name), lazyPlugin(name)],
   });
 }
+
+// zod reached through its `z` namespace export keeps every export esbuild cannot see used, its 60-odd locales
+// among them (~300 KB of source held in the heap of every start); `import * as z from 'zod'` lets it drop them.
+const mainInputs = Object.entries(Object.values(main.metafile.outputs).find((o) => o.entryPoint)?.inputs ?? {});
+const zodLocales = mainInputs.filter(([f, i]) => i.bytesInOutput > 0 && /node_modules\/zod\/.*\/locales\/(?!en\.|index\.)/.test(f)).map(([f]) => f);
+if (zodLocales.length > 0) throw new Error(`build-server: the main bundle holds zod's locales (${zodLocales.length} files, e.g. ${zodLocales[0]}): import zod as \`import * as z from 'zod'\`, not \`import { z } from 'zod'\``);
 
 const unmatched = LAZY.filter((l) => !lazyApplied.has(l));
 if (unmatched.length > 0) throw new Error(`build-server: LAZY names what no bundle requires: ${unmatched.map((l) => `${l.module} from ${l.importer} in ${l.vendor}`).join(', ')}`);

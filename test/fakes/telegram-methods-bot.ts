@@ -3,7 +3,7 @@
  * getWebhookInfo, answerCallbackQuery (answered once, within the answer window, else "query is too
  * old"), setMyCommands / getMyCommands / deleteMyCommands (per scope + language), and getFile.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { tgErrors } from './telegram-errors';
 import { stableJson } from './telegram-markup';
 import type { MethodHandler, MethodWorld } from './telegram-method-types';

@@ -4,7 +4,7 @@
  * Order per call: parameters → chat (not found / bot blocked) → topic → text & markup validation →
  * target message → "not modified" → flood control → state change. Only accepted changes spend tokens.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { tgErrors } from './telegram-errors';
 import { formatCaption, formatDraftText, formatMessageText } from './telegram-format';
 import { checkReplyMarkup, stableJson } from './telegram-markup';

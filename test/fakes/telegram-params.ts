@@ -3,7 +3,7 @@
  * numbers, booleans and JSON objects are coerced the way the real server accepts them. A failed parse
  * becomes a 400 naming the parameter: "<name> is empty" when missing, "invalid <name>: …" otherwise.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { tgErrors } from './telegram-errors';
 
 const toNumber = (v: unknown): unknown => (typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v.trim()) ? Number(v) : v);

@@ -4,7 +4,7 @@
  * Continue. Ids are short tokens the gateway resolves in its store. Encoding validates; decoding is
  * untrusted input (anyone can craft a callback) and goes through zod, returning a named error.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { MIN_BUTTON_PAYLOAD_BYTES } from './limits';
 
 export const ACTION_ID_PATTERN = /^[A-Za-z0-9_.-]{1,48}$/;

@@ -4,7 +4,7 @@
  * Ids are percent-escaped (anything outside [A-Za-z0-9._~+-], plus a literal "-" or "dm" that would read as
  * a sentinel), so every non-empty id round-trips: parseBindingKey(bindingKey(ref)) deep-equals ref.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { PlatformError } from './errors';
 
 export type Platform = 'slack' | 'discord' | 'telegram' | 'web';

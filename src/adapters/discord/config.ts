@@ -3,7 +3,7 @@
  * environment), validated with zod at the boundary so a bad value fails with the field's name. The REST
  * root is given without a version (discord.js appends /v10); the websocket URL is discovered from it.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { StreamingSettings } from '../contract/binding';
 
 export interface DiscordAdapterConfig {

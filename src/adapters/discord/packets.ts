@@ -5,7 +5,7 @@
  * passes its zod schema and a DM needs no cached channel. Unreadable payloads are logged and skipped.
  */
 import type { Logger } from 'pino';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { ChannelDirectory } from './directory';
 import {
   channelSchema, deletedSchema, guildCreateSchema, interactionSchema, messageSchema, parseOr, threadListSyncSchema,

@@ -4,7 +4,7 @@
  * list syncs, interactions (slash commands and button clicks) and the answers of the calls it makes.
  * Unknown fields are dropped; a payload missing what the adapter needs fails to parse and is logged.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const snowflake = z.string().regex(/^\d{1,20}$/);
 

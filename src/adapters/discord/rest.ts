@@ -5,7 +5,7 @@
  * zod; failures are thrown as they come (callers classify them once).
  */
 import type { REST } from 'discord.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import { snowflake, callbackResponseSchema, channelSchema, createdMessageSchema, registeredCommandSchema, type ChannelPayload, type RegisteredCommand } from './payloads';
 
 export type Json = Record<string, unknown>;

@@ -4,7 +4,7 @@
  * to show: a notice for the clicker alone (an ephemeral message in the thread, e.g. "not yours"). It shows
  * at most once; errors classified `ignore` are swallowed. The thread is the card's thread.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ActionAnswer, ActionEvent } from '../contract/messages';
 import { classifySlackError } from './errors';
 import { slackThread } from './thread';

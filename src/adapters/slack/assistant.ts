@@ -6,7 +6,7 @@
  * it. Titles are set from the session title (the adapter's setTitle).
  */
 import { Assistant } from '@slack/bolt';
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const SUGGESTED_PROMPTS = [
   { title: 'What can you do?', message: 'What can you do here, and how do approvals work?' },

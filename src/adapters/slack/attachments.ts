@@ -5,7 +5,7 @@
  * scope. `sizeBytes` comes from the event, so the gateway refuses big files before downloading; a body past
  * MAX_FILE_BYTES is cut off while it streams in.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { InboundAttachment } from '../contract/messages';
 
 /** The largest file the adapter downloads (the gateway's own attachment limit). */

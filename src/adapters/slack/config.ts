@@ -4,7 +4,7 @@
  * secret (events and interactivity arrive at POST /slack/events on the gateway's listener); Socket Mode
  * needs the app-level token (xapp-…). The API URL is the Web API root every client uses.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { StreamingSettings } from '../contract/binding';
 
 export interface SlackAdapterConfig {

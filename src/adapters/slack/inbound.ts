@@ -6,7 +6,7 @@
  * `message` events; those are left to `app_mention` so each message acts once. Bots, edits, deletions and
  * other subtypes are ignored. Text loses the bot's mention; words like "stop" become commands.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { InboundAttachment, InboundMessage } from '../contract/messages';
 import { slackFileAttachment, slackFileSchema, type FileFetcher } from './attachments';
 import { stripBotMention, textCommand, unescapeSlackText } from './text';

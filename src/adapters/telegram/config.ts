@@ -3,7 +3,7 @@
  * environment), validated with zod at the boundary so a bad value fails with the field's name. Webhook mode
  * needs the public URL and the secret token Telegram echoes in `X-Telegram-Bot-Api-Secret-Token`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { StreamingSettings } from '../contract/binding';
 
 export interface TelegramAdapterConfig {

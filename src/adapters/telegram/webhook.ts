@@ -7,7 +7,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { UpdateLike } from './inbound';
 
 export const TELEGRAM_WEBHOOK_PATH = '/telegram/webhook';

@@ -7,7 +7,7 @@
  * Bodies are validated with zod; errors are `{error:{code,message}}`.
  */
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ChatUser } from '../contract/messages';
 import { WebConversationError, type WebAdapter } from './web-adapter';
 

@@ -3,7 +3,7 @@
  * descriptor, engine settings) checked with zod at `createAgent`, plus the builders the state layer
  * injects (model factory, environment, system prompt, command policy, clock). Nothing here reads files.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type {
   EnvironmentInterface, ModelFactory, SubagentRunner, ThinkingLevel, ToolDefinition,
 } from '../interfaces';

@@ -4,7 +4,7 @@
  * as one readable message naming every problem and the expected parameters, for a `failed` output.
  * `null` values are read as "not given", since models often send null for optional parameters.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 export type ArgsResult<T> = { ok: true; value: T } | { ok: false; error: string };
 

@@ -5,7 +5,7 @@
  * identity and is never concatenated or inferred. `reasoning_effort` is this gateway's own optional flag
  * (absent = false): only entries that set it get the thinking level sent as `reasoning_effort`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const PricingSchema = z.object({
   unit: z.literal('usd_per_mtok'),

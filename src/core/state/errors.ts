@@ -3,7 +3,7 @@
  * found, so an operator can fix a hand-edited file without reading code. Loaders return `StateResult`
  * (never a half-valid value, never a throw); zod issues and YAML/TOML syntax errors are both mapped here.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 export interface StateIssue {
   /** Dotted key path inside the file (`model.thinking_level`, `models[1].pricing.unit`); '' = the file itself. */

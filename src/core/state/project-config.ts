@@ -4,7 +4,7 @@
  * is created with. `(provider, model_id)` is an entry's identity: never concatenated, never inferred.
  * Model entries use the llm layer's `ModelEntrySchema` (strict here: unknown keys are errors).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { SELECTABLE_THINKING_LEVELS, type ThinkingLevel } from '../interfaces';
 import { ModelEntrySchema, type ModelEntry, type ModelEntryInput } from '../llm/model-entry';
 import { APPROVAL_MODES, type ApprovalMode } from './approval';

@@ -9,7 +9,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Cron } from 'croner';
-import { z } from 'zod';
+import * as z from 'zod';
 import { APPROVAL_MODES, type ApprovalMode } from './approval';
 import { describeValue, fail, issuesFromZod, ok, type StateFileError, type StateIssue, type StateResult } from './errors';
 import { readIfExists } from './files';

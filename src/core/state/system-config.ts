@@ -4,7 +4,7 @@
  * default list wholesale). Parsing returns a typed error naming file, key path, expected and found — never
  * a half-valid config. Also renders the default file a new agent starts with.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { stringify as stringifyYaml } from 'yaml';
 import { DEFAULT_BUILTIN_TOOLS } from '../environment/default-tools';
 import type { MCPServerConfig, ThinkingLevel, ToolDefinitionConfig } from '../interfaces';

@@ -3,7 +3,7 @@
  * `ToolDefinitionConfig`s (they replace the default list wholesale) and `mcpServers` are `{name, config}`
  * with the server name rule of engine.md §4.6. The transport details inside `config` belong to the MCP layer.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { MCPServerConfig, ToolDefinitionConfig } from '../interfaces';
 
 export const MCP_SERVER_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;

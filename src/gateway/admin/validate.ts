@@ -4,7 +4,7 @@
  * Also the shared query field schemas (integers, times, dates) so every route reads them alike. Routes
  * build their schemas at first use (`lazySchema`): a gateway whose admin API is not called holds none.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { badRequest } from './errors';
 
 export type Where = 'query' | 'body' | 'path';

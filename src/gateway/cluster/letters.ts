@@ -3,7 +3,7 @@
  * a chat message or button press for the conversation's owner (attachments travel as bytes, since their
  * download links are the receiver's to resolve), the answer to a press, and requests with their responses.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ActionAnswer, ActionEvent, ChatUser, InboundAttachment, InboundMessage } from '../../adapters/contract/messages';
 import { threadRefSchema } from '../../adapters/contract/thread-ref';
 

@@ -3,7 +3,7 @@
  * restart recovery, scoped to them, with the takeover's note; its schedule runs failed) and the requests
  * an owner answers for its peers (the operator stopping a session, deciding an approval).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ApprovalBroker } from '../runtime/approval-broker';
 import type { FireOutcome } from '../scheduler/fire-runs';
 import { tracesDir } from '../../core/trace/paths';

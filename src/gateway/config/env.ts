@@ -4,7 +4,7 @@
  * often write `VAR=`). `DISCORD_TOKEN` is another name for `DISCORD_BOT_TOKEN` (both may be set only to the
  * same token). Nothing else in the gateway reads these variables.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { redactDatabaseUrl } from '../store/postgres/url';
 import { makeError, describeValue, type ConfigError } from './errors';
 import { DM_POLICIES, isHttpUrl, type DmPolicy } from './schema';

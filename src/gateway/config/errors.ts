@@ -4,7 +4,7 @@
  * non-zero before touching anything. `issuesToErrors` turns zod issues into these; a zod message written
  * as "expected …" is used verbatim as the expectation.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 export interface ConfigError {
   /** File shown as given (relative to cwd when inside it), or `environment` / `command line`. */

@@ -4,7 +4,7 @@
  * the same thing. Cross-key rules that need the environment (credentials, modes) live in platform-checks.ts
  * and resolve-sections.ts; route inheritance lives in routes.ts.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { DISCORD_LIMITS, SLACK_LIMITS, TELEGRAM_LIMITS, WEB_LIMITS, type PlatformLimits } from '../../adapters/contract/limits';
 import { PLATFORMS, USER_REF_EXPECTED, parseUserRef } from './user-ref';
 

@@ -4,7 +4,7 @@
  * (`url`, `headers`), inferred from `command` ⇒ stdio / `url` ⇒ http when absent; shared
  * `connectTimeoutMs` (10000), `timeoutMs`, `maxOutputLength`, `permission` (`auto`|`r`|`rw`).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { McpTransport } from '../../omnimessage/types';
 import type { MCPServerConfig } from '../../interfaces';
 import { MCP_CONNECT_TIMEOUT_MS } from '../limits';

@@ -3,7 +3,7 @@
  * Project vision model's description of it (one call through the injected `VisionDescriberService`).
  * No vision model configured ⇒ failed.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ToolDefinitionConfig, ToolResult } from '../../interfaces';
 import { ImageLoadError, loadImage } from './image-loader';
 import type { ValidatedTool } from './tool-kit';

@@ -5,7 +5,7 @@
  * sends plain newlines.
  */
 import { promises as fs } from 'node:fs';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ToolDefinitionConfig, ToolResult } from '../../interfaces';
 import { atomicWrite, looksBinary, refusalFor, statOrNull } from './file-io';
 import { resolvePath, type ValidatedTool } from './tool-kit';

@@ -6,7 +6,7 @@
  * An abort in the window terminates the whole process group.
  */
 import { promises as fs } from 'node:fs';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ToolDefinitionConfig, ToolResult } from '../../interfaces';
 import { DEFAULT_TOOL_TIMEOUT_MS, EXEC_YIELD_MS, KILL_GRACE_MS, clampYield } from '../limits';
 import { forbiddenPathMessage } from '../confinement';

@@ -4,7 +4,7 @@
  * then stream its output for the window (250 ms after a write, 120000 ms for a poll, clamped). An exited
  * command returns its exit facts and is forgotten. An abort ends only the wait, never the command.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ToolDefinitionConfig, ToolResult } from '../../interfaces';
 import { INPUT_POLL_YIELD_MS, INPUT_WRITE_YIELD_MS, clampYield } from '../limits';
 import { exitNote, exitSucceeded, type CommandSession } from './command-session';

@@ -2,7 +2,7 @@
  * `input_subagent` (engine.md §4.4): poll a managed subagent (window 10000 ms) or, only while it is idle,
  * give it a new `prompt` (window 300000 ms); delivers what no call has delivered yet, then watches.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ToolDefinitionConfig, ToolResult } from '../../interfaces';
 import { SUBAGENT_POLL_YIELD_MS, SUBAGENT_PROMPT_YIELD_MS, clampYield } from '../limits';
 import type { SubagentManager } from './subagent-manager';

@@ -2,7 +2,7 @@
  * `kill_command` (engine.md §4.4): SIGTERM to a managed command's process group, SIGKILL after 1000 ms if
  * anything is left; returns the output no call has delivered yet and forgets the command (no report).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ToolDefinitionConfig, ToolResult } from '../../interfaces';
 import { exitNote } from './command-session';
 import { unknownProcess } from './input-command';

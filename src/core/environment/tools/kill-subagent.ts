@@ -2,7 +2,7 @@
  * `kill_subagent` (engine.md §4.4): abort a managed subagent's round (its pending approvals are denied by
  * the child), dispose and forget it; returns the text no call has delivered yet. Kills send no report.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ToolDefinitionConfig, ToolResult } from '../../interfaces';
 import { unknownSubagent } from './input-subagent';
 import { descriptionArg, type ToolDeps, type ValidatedTool } from './tool-kit';

@@ -4,7 +4,7 @@
  * 8 MiB scanned; a closing note says where to continue when more lines remain.
  */
 import { promises as fs } from 'node:fs';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ToolDefinitionConfig, ToolResult } from '../../interfaces';
 import { READ_FILE_DEFAULT_LIMIT, READ_FILE_MAX_LINE_CHARS, READ_FILE_SCAN_BYTES } from '../limits';
 import { looksBinary, refusalFor, statOrNull } from './file-io';

@@ -2,7 +2,7 @@
  * `read_image` (engine.md §4.4, vision models): load an image (path or URL, ≤5 MB, png/jpeg/gif/webp)
  * and hand it to the model as the output's image, with a one-line text.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ToolDefinitionConfig, ToolResult } from '../../interfaces';
 import { ImageLoadError, loadImage } from './image-loader';
 import type { ValidatedTool } from './tool-kit';

@@ -3,7 +3,7 @@
  * overridable) on `prompt`, watch it for the window (`yield_time_ms`, default 300000, clamped), or with
  * `run_in_background` return its id at once and report each finished round later.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { SELECTABLE_THINKING_LEVELS, type ThinkingLevel, type ToolDefinitionConfig, type ToolResult } from '../../interfaces';
 import { errorMessage } from '../async-utils';
 import { SUBAGENT_PROMPT_YIELD_MS, clampYield } from '../limits';

@@ -3,7 +3,7 @@
  * before `run`), the per-Environment state it may use, and workspace-relative path resolution.
  */
 import * as path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { BuiltinTool, ToolDefinitionConfig } from '../../interfaces';
 import type { CommandSessionManager } from './command-sessions';
 import type { SubagentManager } from './subagent-manager';

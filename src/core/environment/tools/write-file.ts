@@ -4,7 +4,7 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ToolDefinitionConfig, ToolResult } from '../../interfaces';
 import { atomicWrite, looksBinary, refusalFor, statOrNull } from './file-io';
 import { resolvePath, type ValidatedTool } from './tool-kit';

@@ -7,7 +7,7 @@
  * The token is checked like a bearer token; the password against `admin set-password`'s scrypt hash.
  */
 import express, { Router, type Request } from 'express';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { AdminTokenStore } from '../../store';
 import { isAdminToken } from '../auth';
 import { ApiError, sendError } from '../errors';

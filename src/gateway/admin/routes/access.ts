@@ -5,7 +5,7 @@
  * → 201 when added, 200 when already there; `DELETE /api/allowlist/:user` → 404 `not_allowlisted`).
  */
 import { Router } from 'express';
-import { z } from 'zod';
+import * as z from 'zod';
 import { PLATFORMS, parseUserRef } from '../../config';
 import { USER_REF_EXPECTED } from '../../config/user-ref';
 import type { GatewayStore } from '../../store';

@@ -4,7 +4,7 @@
  * call and edits the card). Unknown id: 404 `approval_not_found`; decided or expired already: 409.
  */
 import { Router } from 'express';
-import { z } from 'zod';
+import * as z from 'zod';
 import { APPROVAL_ID_RE, type GatewayStore } from '../../store';
 import { ApiError } from '../errors';
 import { ADMIN_ACTOR, type AdminRuntime } from '../types';

@@ -8,7 +8,7 @@
  * post, edit, draft, retry, 429 and failure (404 `task_not_found` when the ledger has nothing of it).
  */
 import { Router } from 'express';
-import { z } from 'zod';
+import * as z from 'zod';
 import { PLATFORMS } from '../../config';
 import type { GatewayStore } from '../../store';
 import { ApiError } from '../errors';

@@ -6,7 +6,7 @@
  * reports none. No query; lists are capped at 20 newest.
  */
 import { Router } from 'express';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { GatewayStore } from '../../store';
 import type { AdminRuntime, RuntimeHealth } from '../types';
 import { parseInput } from '../validate';

@@ -19,7 +19,7 @@
  * Errors: 404 schedule_not_found, 409 schedule_invalid | already_queued, 500 schedule_write_failed, 503 scheduler_unavailable.
  */
 import { Router, type Request, type Response } from 'express';
-import { z } from 'zod';
+import * as z from 'zod';
 import { APPROVAL_MODES } from '../../config/schema';
 import { ApiError } from '../errors';
 import { ADMIN_ACTOR, type AdminRuntime, type ScheduleAdmin } from '../types';

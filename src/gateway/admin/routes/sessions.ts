@@ -9,7 +9,7 @@
  * events, heartbeat comments). Unknown session: 404 `session_not_found`.
  */
 import { Router } from 'express';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { OmniMessage } from '../../../core/omnimessage/types';
 import { isSessionId, readAllTraces, tracesDir } from '../../../core/trace';
 import { PLATFORMS } from '../../config';

@@ -6,7 +6,7 @@
  * the same report as a CSV download (usage-csv.ts).
  */
 import { Router } from 'express';
-import { z } from 'zod';
+import * as z from 'zod';
 import { PLATFORMS } from '../../config';
 import { usageReport, type GatewayStore, type PricingLookup, type UsageGroupBy } from '../../store';
 import { badRequest } from '../errors';

@@ -5,7 +5,7 @@
  * allowlist decisions, admin token hashes, approval modes granted to schedules), so a reindex can restore
  * them. Lines are validated when read; unknown `t` is a problem.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { STOP_REASONS } from '../../../core/omnimessage/types';
 
 /** The line schema, built for each read of the journal (a reindex) and then let go, not held for the process's life. */
