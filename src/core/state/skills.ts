@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { ID_RE } from './paths';
+import { ownStrings } from './parse-text';
 
 export interface SkillMetadata {
   /** The directory name. */
@@ -77,7 +78,8 @@ export function parseSkillMarkdown(dirName: string, text: string): SkillMetadata
   if (updated !== undefined) meta.updated = updated;
   const declared = scalar(fields.name);
   if (declared !== undefined && declared !== dirName) meta.declaredName = declared;
-  return meta;
+  // Kept for the agent's life: copies, not slices that would keep the whole SKILL.md alive.
+  return ownStrings(meta) as SkillMetadata;
 }
 
 /** Installed skills, sorted by name; [] when the directory is missing. */
