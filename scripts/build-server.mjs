@@ -3,9 +3,9 @@
  * file that dist/src/gateway/bundle-loader.js loads:
  * - dist/src/gateway/cli.bundle.js: src/gateway/cli/main.ts with all of src/ and the packages a start loads;
  * - dist/src/vendor/<name>.js: each SDK that loads only once something configured needs it (grammY, Bolt
- *   with Slack's Web API and Socket Mode clients, discord.js, openai), required from the main bundle at
- *   first use as before, one file instead of 150-700 modules each; and express, which the main bundle
- *   loads at start and Bolt shares.
+ *   with Slack's Web API and Socket Mode clients, Discord's @discordjs/ws and @discordjs/rest, openai),
+ *   required from the main bundle at first use as before, one file instead of 150-700 modules each; and
+ *   express, which the main bundle loads at start and Bolt shares.
  * One file instead of hundreds of modules is what makes a start, and an SDK's first use, fast (no
  * resolution, stat and read per module); each gets V8's code cache beside it (scripts/build-code-cache.js).
  * Native packages and the rarely used ones (pg, the MCP SDK, marked, jsdiff) stay in node_modules.
@@ -25,13 +25,14 @@ const vendorDir = join(root, 'dist/src/vendor');
 // What a start loads, bundled with the gateway; everything else the package depends on stays outside.
 const BUNDLED = ['zod', 'yaml', 'pino', 'prom-client', 'croner', 'smol-toml'];
 // Vendor bundles by name, with the packages each exports. Slack's three share one file: Bolt uses the
-// same Web API and Socket Mode classes the adapter does (errors are matched with instanceof). Express is
+// same Web API and Socket Mode classes the adapter does (errors are matched with instanceof). Discord's is
+// its two transport packages (the adapter reads raw dispatches: no discord.js Client). Express is
 // one of its own, loaded at start: the admin server and Bolt share it (~2.4 MB of heap for a second copy).
 const VENDOR = {
   express: ['express'],
   grammy: ['grammy'],
   slack: ['@slack/bolt', '@slack/web-api', '@slack/socket-mode'],
-  discord: ['discord.js'],
+  discord: ['@discordjs/ws', '@discordjs/rest'],
   openai: ['openai'],
 };
 
@@ -165,6 +166,11 @@ for (const [name, pkgs] of Object.entries(VENDOR)) {
 const mainInputs = Object.entries(Object.values(main.metafile.outputs).find((o) => o.entryPoint)?.inputs ?? {});
 const zodLocales = mainInputs.filter(([f, i]) => i.bytesInOutput > 0 && /node_modules\/zod\/.*\/locales\/(?!en\.|index\.)/.test(f)).map(([f]) => f);
 if (zodLocales.length > 0) throw new Error(`build-server: the main bundle holds zod's locales (${zodLocales.length} files, e.g. ${zodLocales[0]}): import zod as \`import * as z from 'zod'\`, not \`import { z } from 'zod'\``);
+// A package only the tests use (discord.js proves the fake Discord; its Client is not the adapter's) must not
+// end up in the gateway through an import in src/.
+const devOnly = Object.keys(pkg.devDependencies ?? {}).filter((d) => !(d in pkg.dependencies));
+const devBundled = devOnly.filter((d) => mainInputs.some(([f, i]) => i.bytesInOutput > 0 && f.startsWith(`node_modules/${d}/`)));
+if (devBundled.length > 0) throw new Error(`build-server: the main bundle holds development-only packages: ${devBundled.join(', ')} (src/ must not import them)`);
 
 const unmatched = LAZY.filter((l) => !lazyApplied.has(l));
 if (unmatched.length > 0) throw new Error(`build-server: LAZY names what no bundle requires: ${unmatched.map((l) => `${l.module} from ${l.importer} in ${l.vendor}`).join(', ')}`);

@@ -19,7 +19,7 @@ const HEAD = '(function (exports, require, module, __filename, __dirname) {\n';
 const TAIL = '\n})';
 
 /*
- * V8's code cache. Compiling a bundle is most of what loading it costs (discord.js: ~250 → ~140 ms), so
+ * V8's code cache. Compiling a bundle is most of what loading it costs (about half of it for an SDK), so
  * the build runs each bundle once and writes what V8 compiled to `<file>.v8cache` (`makeCodeCache`), and
  * a load hands that to V8 instead of compiling again. V8 checks the cache's V8 version, its flags (every
  * flag not at its default) and the source's length only, so the file starts with the SHA-256 of the

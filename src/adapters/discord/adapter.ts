@@ -1,11 +1,12 @@
 /**
- * DiscordAdapter: the ChannelAdapter for Discord on discord.js 14. Alone, start() connects every shard,
- * registers the slash commands where they changed and resolves once events flow (a bad token or a refused
- * privileged intent rejects it with what to fix). Given `leadership` (instances sharing the bot), start()
- * checks the token over REST and resolves: it sends at once and connects only the shards it leads
- * (shard-leases.ts), the holder of shard 0 registering the commands. stop() is final and idempotent.
+ * DiscordAdapter: the ChannelAdapter for Discord on @discordjs/ws and @discordjs/rest. Alone, start()
+ * connects every shard, registers the slash commands where they changed and resolves once events flow (a
+ * bad token or a refused privileged intent rejects it with what to fix). Given `leadership` (instances
+ * sharing the bot), start() checks the token over REST and resolves: it sends at once and connects only
+ * the shards it leads (shard-leases.ts), the holder of shard 0 registering the commands. stop() is final
+ * and idempotent.
  */
-import type { REST } from 'discord.js';
+import type { REST } from '@discordjs/rest';
 import pino, { type Logger } from 'pino';
 import type { AdapterHealth, ChannelAdapter } from '../contract/adapter';
 import { systemClock, type Clock } from '../contract/clock';
@@ -166,7 +167,7 @@ export class DiscordAdapter implements ChannelAdapter {
     this.appId = this.lone.appId ?? this.botId;
     await syncCommands(this.rest, this.appId, this.config.guildIds, this.logger);
     this.connection.connected();
-    this.logger.info({ bot: this.lone.client.user?.username, guilds: this.lone.guilds, invite: inviteUrl(this.appId) }, 'discord: connected');
+    this.logger.info({ bot: this.lone.botName, guilds: this.lone.guilds, invite: inviteUrl(this.appId) }, 'discord: connected');
   }
 
   /** Sends at once; connects the shards this instance leads as it comes to lead them. */
@@ -214,7 +215,7 @@ export class DiscordAdapter implements ChannelAdapter {
 
   private link(shards: number[], health: ConnectionHealth): ShardLink {
     return new ShardLink(shards, {
-      config: this.config, book: this.book, clock: this.clock, logger: this.logger, health,
+      config: this.config, rest: this.restClient, clock: this.clock, logger: this.logger, health,
       readyTimeoutMs: this.deps.readyTimeoutMs ?? 30_000,
       onPacket: (packet) => {
         if (this.state === 'stopped') return;

@@ -1,17 +1,22 @@
 /**
- * The discord.js clients the adapter runs on: one REST client for every call, and gateway clients for the
- * shards this instance connects, with only the intents it needs (Message Content only when configured),
- * `Partials.Channel` for DMs and no message cache (the adapter reads raw dispatches). Rate limits are the
- * gateway's to schedule: answers' X-RateLimit-* headers feed the RateBook, and a call that would wait on a
- * bucket throws RateLimitError instead of queueing (except interaction callbacks, due within 3 s); no retries.
+ * The Discord clients the adapter runs on, from discord.js's own transport packages: one @discordjs/rest
+ * client for every call, and @discordjs/ws gateway managers for the shards this instance connects, with only
+ * the intents it needs (Message Content only when configured). The adapter reads raw dispatches, so the
+ * discord.js Client (its structures, managers and caches) is not loaded at all. Rate limits are the gateway's to
+ * schedule: answers' X-RateLimit-* headers feed the RateBook, and a call that would wait on a bucket throws
+ * RateLimitError instead of queueing (except interaction callbacks, due within 3 s); no retries.
  */
-import { Client, DefaultRestOptions, GatewayIntentBits, Options, Partials, REST, type RESTOptions, type RateLimitData } from 'discord.js';
+import { DefaultRestOptions, REST, type RESTOptions, type RateLimitData } from '@discordjs/rest';
+import { WebSocketManager, type SessionInfo } from '@discordjs/ws';
 import type { DiscordAdapterConfig } from './config';
 import type { RateBook } from './rate';
 
-export function intentsFor(messageContent: boolean): GatewayIntentBits[] {
-  const base = [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.DirectMessages];
-  return messageContent ? [...base, GatewayIntentBits.MessageContent] : base;
+/** Gateway intents (Discord's bit values): guilds, guild messages, direct messages, message content. */
+export const INTENT = { Guilds: 1 << 0, GuildMessages: 1 << 9, DirectMessages: 1 << 12, MessageContent: 1 << 15 } as const;
+
+export function intentsFor(messageContent: boolean): number {
+  const base = INTENT.Guilds | INTENT.GuildMessages | INTENT.DirectMessages;
+  return messageContent ? base | INTENT.MessageContent : base;
 }
 
 /** Which rate-limited calls throw instead of waiting: everything but interaction acknowledgements. */
@@ -36,14 +41,23 @@ export function createRest(config: DiscordAdapterConfig, book: RateBook): REST {
   return new REST(restOptions(config, book)).setToken(config.botToken);
 }
 
-/** A gateway client for `shards` of `shardCount` (discord.js connects exactly those). */
-export function createClient(config: DiscordAdapterConfig, book: RateBook, shards: number[], shardCount: number): Client {
-  return new Client({
+/**
+ * A gateway manager for `shards` of `shardCount` (it connects exactly those), discovering the websocket URL
+ * through `rest`. Resume state is the manager's own (the package's default is one store per process, which
+ * two links of one shard id, one closing and one opening, would share).
+ */
+export function createGateway(config: DiscordAdapterConfig, rest: REST, shards: number[], shardCount: number): WebSocketManager {
+  const sessions = new Map<number, SessionInfo>();
+  return new WebSocketManager({
+    token: config.botToken,
     intents: intentsFor(config.messageContent),
-    partials: [Partials.Channel],
-    makeCache: Options.cacheWithLimits({ ...Options.DefaultMakeCacheSettings, MessageManager: 0 }),
-    shards,
+    rest,
+    shardIds: shards,
     shardCount,
-    rest: restOptions(config, book),
+    retrieveSessionInfo: (id) => sessions.get(id) ?? null,
+    updateSessionInfo: (id, info) => {
+      if (info) sessions.set(id, info);
+      else sessions.delete(id);
+    },
   });
 }

@@ -1,12 +1,12 @@
 /**
  * classifyDiscordError: any failure of a Discord call (@discordjs/rest's DiscordAPIError, HTTPError and
- * RateLimitError, discord.js errors, network errors, anything) as one PlatformError (platforms.md "Retry vs
+ * RateLimitError, gateway errors, network errors, anything) as one PlatformError (platforms.md "Retry vs
  * surface"): rate limits → retry with the server's delay (global → the bot's bucket, else the channel's);
  * 5xx / network → retry; 10008 / 30046 / 50083 / a dead interaction webhook → degrade "gone" (post anew);
  * an over-long body → degrade "too_long"; 40060 / 10062 → ignore; 401, 50001, 50013, 50007 → surface.
  * Messages never carry URLs (interaction webhook URLs hold a token). Never throws.
  */
-import { DiscordAPIError, HTTPError, RateLimitError } from 'discord.js';
+import { DiscordAPIError, HTTPError, RateLimitError } from '@discordjs/rest';
 import { PlatformError, thrownMessage, type ErrorClassification } from '../contract/errors';
 
 /** Discord JSON error codes the adapter acts on. */
@@ -91,7 +91,6 @@ export function classifyDiscordError(err: unknown): PlatformError {
     }
     if (err instanceof HTTPError) return new PlatformError('discord', { kind: 'retry' }, `${err.method.toUpperCase()} HTTP ${err.status}`, { code: err.status, cause: err });
     const code = get(err, 'code');
-    if (code === 'TokenInvalid') return new PlatformError('discord', { kind: 'surface', reason: 'auth' }, 'Discord rejected the bot token', { code, cause: err });
     const c = typeof code === 'string' || typeof code === 'number' ? code : undefined;
     return new PlatformError('discord', { kind: 'retry' }, thrownMessage(err), { ...(c !== undefined ? { code: c } : {}), cause: err });
   } catch {

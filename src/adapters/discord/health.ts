@@ -1,6 +1,6 @@
 /**
  * The gateway connection as the adapter sees it, for `health()` (/readyz, `adapter_up`): connected;
- * reconnecting while discord.js resumes a connection that closed or went silent (missing heartbeat ACKs
+ * reconnecting while @discordjs/ws resumes a connection that closed or went silent (missing heartbeat ACKs
  * close it); failed on a close Discord does not let it recover from (4004 bad token, 4014 a privileged
  * intent the app lacks, …) with what the operator must do. The last sign of life is the latest dispatch
  * or heartbeat ACK.

@@ -2,8 +2,8 @@
  * The permissions the adapter uses (API name, the label Discord's settings show, what it is for, the bit
  * from Discord's permission table) and the invite URL that grants exactly them (scopes `bot` and
  * `applications.commands`), computed from those bits so the README's link and `doctor`'s checks never drift
- * from the code. No SDK import: `doctor` loads this, and discord.js would cost every CLI start ~40 MB (the
- * bits are checked against discord.js's PermissionFlagsBits in the tests).
+ * from the code. No SDK import: `doctor` loads this and needs no Discord transport (the bits are checked
+ * against discord.js's PermissionFlagsBits in the tests).
  */
 
 export const REQUIRED_PERMISSIONS = [

@@ -4,7 +4,7 @@
  * no bot token), the bot's application and its commands. Answers the adapter reads are validated with
  * zod; failures are thrown as they come (callers classify them once).
  */
-import type { REST } from 'discord.js';
+import type { REST } from '@discordjs/rest';
 import * as z from 'zod';
 import { snowflake, callbackResponseSchema, channelSchema, createdMessageSchema, registeredCommandSchema, type ChannelPayload, type RegisteredCommand } from './payloads';
 

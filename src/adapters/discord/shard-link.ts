@@ -1,22 +1,24 @@
 /**
- * ShardLink: one discord.js gateway client for some shards of the bot. open() logs in (the websocket URL
- * is discovered from the REST root) and resolves on READY, or rejects with what to fix; its connection
- * events feed a ConnectionHealth and its raw dispatches go to `onPacket` until close(). A destroyed
- * discord.js client cannot log in again, so each link is opened once.
+ * ShardLink: the gateway connections (@discordjs/ws shards) for some shards of the bot. open() fetches the
+ * websocket URL from the REST root, connects each shard and resolves on READY from all, or rejects with what
+ * to fix; connection events feed a ConnectionHealth and raw dispatches go to `onPacket` until close(). READY
+ * names the bot, its application and its guilds. The link holds its shards itself (not through the
+ * package's manager, which forgets a shard it was asked to destroy between reconnects), so close() reaches
+ * every one. Each link is opened once.
  */
-import { Events, type Client } from 'discord.js';
+import type { REST } from '@discordjs/rest';
+import { SimpleContextFetchingStrategy, WebSocketShard, WebSocketShardEvents, managerToFetchingStrategyOptions, type WebSocketManager } from '@discordjs/ws';
 import type { Logger } from 'pino';
 import type { AdapterHealth } from '../contract/adapter';
 import type { Clock, TimerHandle } from '../contract/clock';
-import { createClient } from './client';
+import { createGateway } from './client';
 import type { DiscordAdapterConfig } from './config';
 import type { ConnectionHealth } from './health';
 import { loginError } from './login';
-import type { RateBook } from './rate';
 
 export interface ShardLinkDeps {
   config: DiscordAdapterConfig;
-  book: RateBook;
+  rest: REST;
   clock: Clock;
   logger: Logger;
   /** Where the connection's state goes. */
@@ -25,27 +27,47 @@ export interface ShardLinkDeps {
   onPacket(packet: { t?: string | null; d?: unknown }): void;
 }
 
+/** Gateway close codes after which the connection is not tried again (a token, shard or intent to fix). */
+const FATAL_CLOSE_CODES = new Set([4004, 4010, 4011, 4012, 4013, 4014]);
+
+interface ReadyData {
+  user?: { id?: string; username?: string };
+  application?: { id?: string };
+  guilds?: { id?: string }[];
+}
+
 export class ShardLink {
-  readonly client: Client;
+  /** The options, gateway URL and identify throttle the shards share. */
+  private readonly gateway: WebSocketManager;
+  private readonly sockets: WebSocketShard[] = [];
   private closed = false;
+  /** close() has destroyed the shards: one that connects after that is destroyed as it says hello. */
+  private destroyed = false;
   private abort?: (err: Error) => void;
   private opening?: Promise<void>;
+  private connecting?: Promise<void>;
+  private ready?: ReadyData;
+  private readonly guildIds = new Set<string>();
+  private lastAck?: number;
 
   constructor(readonly shards: number[], private readonly d: ShardLinkDeps) {
-    this.client = createClient(d.config, d.book, shards, d.config.shardCount ?? 1);
-    this.watch();
+    this.gateway = createGateway(d.config, d.rest, shards, d.config.shardCount ?? 1);
   }
 
   get botId(): string | undefined {
-    return this.client.user?.id;
+    return this.ready?.user?.id;
+  }
+
+  get botName(): string | undefined {
+    return this.ready?.user?.username;
   }
 
   get appId(): string | undefined {
-    return this.client.application?.id;
+    return this.ready?.application?.id;
   }
 
   get guilds(): number {
-    return this.client.guilds.cache.size;
+    return this.guildIds.size;
   }
 
   open(): Promise<void> {
@@ -55,15 +77,14 @@ export class ShardLink {
 
   private async login(): Promise<void> {
     let timer: TimerHandle | undefined;
-    const ready = new Promise<void>((resolve, reject) => {
+    const stopped = new Promise<never>((_, reject) => {
       this.abort = reject;
-      this.client.once(Events.ClientReady, () => resolve());
       timer = this.d.clock.setTimeout(() => reject(new Error('Discord did not send READY in time')), this.d.readyTimeoutMs);
     });
-    ready.catch(() => undefined);
+    stopped.catch(() => undefined);
+    this.connecting = this.connect();
     try {
-      await this.client.login(this.d.config.botToken);
-      await ready;
+      await Promise.race([this.connecting, stopped]);
     } catch (err) {
       throw loginError(err);
     } finally {
@@ -72,40 +93,84 @@ export class ShardLink {
     }
   }
 
-  /** Takes no more events and closes the connection; idempotent. */
+  private async connect(): Promise<void> {
+    const info = await this.gateway.fetchGatewayInformation();
+    if (info.session_start_limit.remaining < this.shards.length) {
+      throw new Error(`Discord allows ${info.session_start_limit.remaining} more gateway sessions until ${new Date(Date.now() + info.session_start_limit.reset_after).toISOString()}, fewer than the ${this.shards.length} shards to connect`);
+    }
+    const options = await managerToFetchingStrategyOptions(this.gateway);
+    if (this.closed) return;
+    for (const id of this.shards) {
+      const shard = new WebSocketShard(new SimpleContextFetchingStrategy(this.gateway, options), id);
+      this.watch(shard, id);
+      this.sockets.push(shard);
+    }
+    await Promise.all(this.sockets.map((s) => s.connect()));
+  }
+
+  /** Takes no more events and closes the connections; idempotent. */
   async close(): Promise<void> {
     this.closed = true;
     this.abort?.(new Error('the connection was closed before READY'));
-    // discord.js destroys a client once: a destroy while login() waits for the gateway URL is spent before
-    // the websocket exists, which then connects and reconnects for good. So the destroy waits for login.
-    await this.opening?.catch(() => undefined);
-    await this.client.destroy().catch(() => undefined);
+    // That rejection is the opener's to handle; it is not left unhandled while this waits.
+    this.opening?.catch(() => undefined);
+    // A shard destroyed while its socket is still opening leaves that socket open (the package closes only
+    // open ones): so close() waits for the connect to settle, up to the READY timeout (a gateway that never
+    // sends READY), and destroys again any shard that says hello after that (one that was between reconnects).
+    if (this.connecting) await this.settled(this.connecting);
+    this.destroyed = true;
+    await Promise.all(this.sockets.map((s) => s.destroy().catch(() => undefined)));
+  }
+
+  private async settled(p: Promise<void>): Promise<void> {
+    let timer: TimerHandle | undefined;
+    const late = new Promise<void>((resolve) => {
+      timer = this.d.clock.setTimeout(resolve, this.d.readyTimeoutMs);
+    });
+    await Promise.race([p.catch(() => undefined), late]);
+    if (timer) this.d.clock.clearTimeout(timer);
   }
 
   health(): AdapterHealth {
-    const ack = this.client.ws.shards.first()?.lastPingTimestamp;
-    return this.d.health.snapshot(ack !== undefined && ack > 0 ? ack : undefined);
+    return this.d.health.snapshot(this.lastAck);
   }
 
-  /** Connection events → health; raw dispatches → `onPacket`. */
-  private watch(): void {
-    const c = this.client;
+  /** A shard's connection events → health; its raw dispatches → `onPacket`. */
+  private watch(shard: WebSocketShard, id: number): void {
     const h = this.d.health;
-    c.on(Events.Raw, (packet: { t?: string | null; d?: unknown }) => {
+    shard.on(WebSocketShardEvents.Dispatch, ({ data }) => {
       if (this.closed) return;
       h.event();
-      this.d.onPacket(packet);
+      this.track(data.t, data.d);
+      this.d.onPacket({ t: data.t, d: data.d });
     });
-    c.on(Events.ShardReconnecting, () => h.reconnecting('the gateway connection closed or stopped answering heartbeats; resuming'));
-    c.on(Events.ShardResume, () => h.connected());
-    c.on(Events.ShardReady, () => h.connected());
-    c.on(Events.ShardDisconnect, (e: { code: number }) => {
+    shard.on(WebSocketShardEvents.Ready, ({ data }) => {
+      this.ready = data as ReadyData;
+      for (const guild of this.ready.guilds ?? []) if (guild.id) this.guildIds.add(guild.id);
+      h.connected();
+    });
+    shard.on(WebSocketShardEvents.Resumed, () => h.connected());
+    shard.on(WebSocketShardEvents.Hello, () => {
+      if (this.destroyed) void shard.destroy().catch(() => undefined);
+    });
+    shard.on(WebSocketShardEvents.HeartbeatComplete, ({ ackAt }) => {
+      this.lastAck = ackAt;
+    });
+    shard.on(WebSocketShardEvents.Closed, ({ code }) => {
       if (this.closed) return;
-      const why = loginError(e.code).message;
+      if (!FATAL_CLOSE_CODES.has(code)) return h.reconnecting('the gateway connection closed or stopped answering heartbeats; resuming');
+      const why = loginError(code).message;
       h.failed(why);
-      this.d.logger.error({ code: e.code, shards: this.shards }, `discord: ${why}`);
+      this.d.logger.error({ code, shard: id }, `discord: ${why}`);
     });
-    c.on(Events.ShardError, (err: Error) => this.d.logger.warn({ err: err.message }, 'discord: gateway connection error'));
-    c.on(Events.Error, (err: Error) => this.d.logger.error({ err: err.message }, 'discord: client error'));
+    shard.on(WebSocketShardEvents.Error, ({ error }) => this.d.logger.warn({ err: error.message, shard: id }, 'discord: gateway connection error'));
+  }
+
+  /** The guilds the bot is in, for the connected log line. */
+  private track(t: string, d: unknown): void {
+    const id = (d as { id?: unknown } | null)?.id;
+    if (typeof id !== 'string') return;
+    if (t === 'GUILD_CREATE') this.guildIds.add(id);
+    else if (t === 'GUILD_DELETE' && (d as { unavailable?: boolean }).unavailable !== true) this.guildIds.delete(id);
   }
 }

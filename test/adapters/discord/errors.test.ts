@@ -34,7 +34,6 @@ describe('classifyApiError', () => {
 
 describe('classifyDiscordError', () => {
   it('classifies failures that are not Discord answers', () => {
-    expect(classifyDiscordError(Object.assign(new Error('An invalid token was provided.'), { code: 'TokenInvalid' })).classification).toEqual({ kind: 'surface', reason: 'auth' });
     expect(classifyDiscordError(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }))).toMatchObject({ classification: { kind: 'retry' }, code: 'ECONNRESET' });
     const once = classifyDiscordError('weird');
     expect(classifyDiscordError(once)).toBe(once);
