@@ -1,10 +1,11 @@
 /**
  * The gateway journal: the file format (0600, one line per entry, a torn tail healed, bad lines reported),
+ * one descriptor held while it writes and let go once it rests,
  * what the journaled store writes for each change (and that no-ops write nothing), and a reindex into an
  * empty database restoring every journaled fact: sessions' own columns, bindings, title-call usage,
  * pairing, allowlist, admin tokens, schedule grants, deletions.
  */
-import { appendFileSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { journaled, JournalFile, journalPath, reindexFromFiles, type GatewayStore, type IndexStore, type JournalEntry } from '../../../src/gateway/store';
 import { describeBackends, tempDir } from './helpers';
@@ -19,6 +20,27 @@ describe('journal file', () => {
     journal = new JournalFile(journalPath(dir));
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('holds one descriptor across appends and lets it go once no write comes for its hold time', async () => {
+    const held = () => readdirSync('/proc/self/fd').filter((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`) === journal.path;
+      } catch {
+        return false;
+      }
+    }).length;
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    const j = new JournalFile(journal.path, 300);
+    await j.append({ t: 'unbind', at: 1, binding_key: 'web:a' });
+    await j.appendAll([{ t: 'unbind', at: 2, binding_key: 'web:b' }, { t: 'unbind', at: 3, binding_key: 'web:c' }]);
+    expect(held()).toBe(1);
+    for (let i = 0; i < 200 && held() > 0; i++) await sleep(10);
+    expect(held()).toBe(0);
+    await j.append({ t: 'unbind', at: 4, binding_key: 'web:d' });
+    expect((await j.read()).entries.map((e) => e.at)).toEqual([1, 2, 3, 4]);
+    for (let i = 0; i < 200 && held() > 0; i++) await sleep(10);
+    expect(held()).toBe(0);
+  });
 
   it('is private, one JSON line per entry, and heals a torn last line before appending', async () => {
     await journal.append({ t: 'unbind', at: 1, binding_key: 'web:a' });

@@ -25,8 +25,9 @@ describe('the journal under a burst', () => {
     const first = journal.append({ t: 'unbind', at: 0, binding_key: 'k0' });
     const rest = Array.from({ length: 99 }, (_, i) => journal.append({ t: 'unbind', at: i + 1, binding_key: `k${i + 1}` }));
     await first;
-    // The other 99 arrived while the first was being written: they are one write, landing together.
-    expect(lines()).toHaveLength(1);
+    // The other 99 arrived while the first was being written: they are one write, landing together (it may be
+    // under way already: the descriptor is held, so it starts as the first resolves), never a few at a time.
+    expect([1, 100]).toContain(lines().length);
     await rest[0];
     expect(lines().map((l) => (JSON.parse(l) as { at: number }).at)).toEqual(Array.from({ length: 100 }, (_, i) => i));
     await Promise.all(rest);

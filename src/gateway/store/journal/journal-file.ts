@@ -2,15 +2,18 @@
  * The journal file (`<PENGUIN_HOME>/gateway-journal.jsonl`, mode 0600): append-only, one entry per line,
  * whole lines per O_APPEND write so the gateway and a CLI command can append at once without interleaving.
  * Appends are serialized and each resolves once its line is written; entries appended while a write is in
- * flight go out together in the next one (a burst of new conversations is a few writes, not one each). A
- * torn last line left by a crash is closed with a newline before the next append. `read` is tolerant: bad
- * lines are reported with their number.
+ * flight go out together in the next one (a burst of new conversations is a few writes, not one each). The
+ * descriptor (O_APPEND) stays open `JOURNAL_HOLD_MS` after the last write, as a trace's does, so a burst does
+ * not open and close the file for each write. A torn last line left by a crash is closed with a newline
+ * before the next append. `read` is tolerant: bad lines are reported with their number.
  */
-import { appendFile, open, readFile } from 'node:fs/promises';
+import { open, readFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { buildJournalEntrySchema, type JournalEntry } from './entries';
 
 export const JOURNAL_FILE = 'gateway-journal.jsonl';
+/** How long the journal's descriptor outlives its last write. */
+export const JOURNAL_HOLD_MS = 1000;
 
 export const journalPath = (home: string): string => join(home, JOURNAL_FILE);
 
@@ -29,8 +32,15 @@ export class JournalFile {
   private waiting: Waiting[] = [];
   private writing = false;
   private checkedTail = false;
+  private fh?: FileHandle;
+  /** Closes the descriptor once no write has come for `holdMs` (one timer, re-armed). */
+  private closer?: NodeJS.Timeout;
 
-  constructor(readonly path: string) {}
+  /** `holdMs`: how long the descriptor outlives the last write (default JOURNAL_HOLD_MS). */
+  constructor(
+    readonly path: string,
+    private readonly holdMs = JOURNAL_HOLD_MS,
+  ) {}
 
   /** Rejects when the line could not be written (the caller must not report the change as kept). */
   append(entry: JournalEntry): Promise<void> {
@@ -54,10 +64,33 @@ export class JournalFile {
         await this.write(batch.map((w) => w.lines).join(''));
         for (const w of batch) w.resolve();
       } catch (err) {
+        // A descriptor that failed once is not trusted again: the next write opens the file afresh.
+        await this.closeHandle();
         for (const w of batch) w.reject(err);
       }
     }
     this.writing = false;
+    this.releaseLater();
+  }
+
+  private releaseLater(): void {
+    if (!this.fh) return;
+    if (this.closer) this.closer.refresh();
+    else {
+      this.closer = setTimeout(() => {
+        this.closer = undefined;
+        if (!this.writing) void this.closeHandle();
+      }, this.holdMs);
+      this.closer.unref();
+    }
+  }
+
+  private async closeHandle(): Promise<void> {
+    if (this.closer) clearTimeout(this.closer);
+    this.closer = undefined;
+    const fh = this.fh;
+    this.fh = undefined;
+    await fh?.close().catch(() => undefined);
   }
 
   private async write(lines: string): Promise<void> {
@@ -66,7 +99,8 @@ export class JournalFile {
       prefix = (await endsTorn(this.path)) ? '\n' : '';
       this.checkedTail = true;
     }
-    await appendFile(this.path, `${prefix}${lines}`, { mode: 0o600 });
+    this.fh ??= await open(this.path, 'a', 0o600);
+    await this.fh.writeFile(`${prefix}${lines}`);
   }
 
   async read(): Promise<JournalRead> {
