@@ -111,13 +111,15 @@ export class ShardLink {
   /** Takes no more events and closes the connections; idempotent. */
   async close(): Promise<void> {
     this.closed = true;
+    const stillOpening = this.abort !== undefined;
     this.abort?.(new Error('the connection was closed before READY'));
     // That rejection is the opener's to handle; it is not left unhandled while this waits.
     this.opening?.catch(() => undefined);
     // A shard destroyed while its socket is still opening leaves that socket open (the package closes only
-    // open ones): so close() waits for the connect to settle, up to the READY timeout (a gateway that never
-    // sends READY), and destroys again any shard that says hello after that (one that was between reconnects).
-    if (this.connecting) await this.settled(this.connecting);
+    // open ones): so a close() during open() waits for the connect to settle, up to the READY timeout (a
+    // gateway that never sends READY), and any shard that says hello after the destroy (one that was between
+    // reconnects) is destroyed then.
+    if (stillOpening && this.connecting) await this.settled(this.connecting);
     this.destroyed = true;
     await Promise.all(this.sockets.map((s) => s.destroy().catch(() => undefined)));
   }
