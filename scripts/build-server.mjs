@@ -44,6 +44,8 @@ const VENDOR = {
 const LAZY = [
   { vendor: 'slack', importer: '@slack/socket-mode', module: 'undici' },
   { vendor: 'grammy', importer: 'node-fetch', module: 'whatwg-url' },
+  // @discordjs/rest requires undici for its default transport; the adapter's requests go through Node's fetch.
+  { vendor: 'discord', importer: '@discordjs/rest', module: 'undici' },
 ];
 
 const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));

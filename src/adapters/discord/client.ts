@@ -2,11 +2,12 @@
  * The Discord clients the adapter runs on, from discord.js's own transport packages: one @discordjs/rest
  * client for every call, and @discordjs/ws gateway managers for the shards this instance connects, with only
  * the intents it needs (Message Content only when configured). The adapter reads raw dispatches, so the
- * discord.js Client (its structures, managers and caches) is not loaded at all. Rate limits are the gateway's to
+ * discord.js Client (its structures, managers and caches) is not loaded at all, and REST goes through Node's
+ * fetch (a network failure thrown as the system error it was). Rate limits are the gateway's to
  * schedule: answers' X-RateLimit-* headers feed the RateBook, and a call that would wait on a bucket throws
  * RateLimitError instead of queueing (except interaction callbacks, due within 3 s); no retries.
  */
-import { DefaultRestOptions, REST, type RESTOptions, type RateLimitData } from '@discordjs/rest';
+import { REST, type RESTOptions, type RateLimitData, type ResponseLike } from '@discordjs/rest';
 import { WebSocketManager, type SessionInfo } from '@discordjs/ws';
 import type { DiscordAdapterConfig } from './config';
 import type { RateBook } from './rate';
@@ -19,6 +20,15 @@ export function intentsFor(messageContent: boolean): number {
   return messageContent ? base | INTENT.MessageContent : base;
 }
 
+/**
+ * fetch reports a network failure as TypeError('fetch failed'), the system error (its code) as the cause.
+ * Read by shape: the error comes from Node's own realm, where `instanceof` against another realm's fails.
+ */
+function networkCause(err: unknown): unknown {
+  const cause = (err as { cause?: unknown } | null)?.cause;
+  return (err as { name?: unknown } | null)?.name === 'TypeError' && typeof (cause as { code?: unknown } | null)?.code === 'string' ? cause : err;
+}
+
 /** Which rate-limited calls throw instead of waiting: everything but interaction acknowledgements. */
 export const rejectsOnRateLimit = (d: Pick<RateLimitData, 'route'>): boolean => !d.route.startsWith('/interactions');
 
@@ -28,8 +38,14 @@ function restOptions(config: DiscordAdapterConfig, book: RateBook): Partial<REST
     retries: 0,
     timeout: 15_000,
     rejectOnRateLimit: rejectsOnRateLimit,
+    // Node's own fetch, not the package's default over its bundled undici (a second HTTP client in the heap).
     makeRequest: async (url, init) => {
-      const res = await DefaultRestOptions.makeRequest(url, init);
+      let res: ResponseLike;
+      try {
+        res = await fetch(url, init as RequestInit);
+      } catch (err) {
+        throw networkCause(err);
+      }
       book.observe(init.method ?? 'GET', url, (name) => res.headers.get(name));
       return res;
     },
