@@ -1,11 +1,9 @@
 /**
- * The Discord clients the adapter runs on, from discord.js's own transport packages: one @discordjs/rest
- * client for every call, and @discordjs/ws gateway managers for the shards this instance connects, with only
- * the intents it needs (Message Content only when configured). The adapter reads raw dispatches, so the
- * discord.js Client (its structures, managers and caches) is not loaded at all, and REST goes through Node's
- * fetch (a network failure thrown as the system error it was). Rate limits are the gateway's to
- * schedule: answers' X-RateLimit-* headers feed the RateBook, and a call that would wait on a bucket throws
- * RateLimitError instead of queueing (except interaction callbacks, due within 3 s); no retries.
+ * The Discord clients, from discord.js's transport packages (no discord.js Client): one @discordjs/rest client
+ * for every call, over Node's fetch (a network failure thrown as the system error it was), and an
+ * @discordjs/ws manager per ShardLink (what its shards share), with only the intents needed (Message Content
+ * when configured). Rate limits are the gateway's to schedule: X-RateLimit-* headers feed the RateBook, and a
+ * call that would wait on a bucket throws RateLimitError (except interaction callbacks, due in 3 s); no retries.
  */
 import { REST, type RESTOptions, type RateLimitData, type ResponseLike } from '@discordjs/rest';
 import { WebSocketManager, type SessionInfo } from '@discordjs/ws';
@@ -58,9 +56,10 @@ export function createRest(config: DiscordAdapterConfig, book: RateBook): REST {
 }
 
 /**
- * A gateway manager for `shards` of `shardCount` (it connects exactly those), discovering the websocket URL
- * through `rest`. Resume state is the manager's own (the package's default is one store per process, which
- * two links of one shard id, one closing and one opening, would share).
+ * The gateway manager of a link's `shards` of `shardCount`: it discovers the websocket URL through `rest` and
+ * holds what the link's shards share (their options, identify throttle and resume state). Resume state is the
+ * manager's own (the package's default is one store per process, which two links of one shard id, one closing
+ * and one opening, would share).
  */
 export function createGateway(config: DiscordAdapterConfig, rest: REST, shards: number[], shardCount: number): WebSocketManager {
   const sessions = new Map<number, SessionInfo>();
