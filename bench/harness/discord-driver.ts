@@ -1,10 +1,10 @@
 /**
  * The fake Discord platform (test/fakes/discord-server.ts: the gateway's real @discordjs/ws and
  * @discordjs/rest connect to its REST API and gateway websocket; Discord's per-channel buckets, 5 writes per
- * 5 s, and the global 50 requests/s, answered with 429s) as a PlatformDriver. A DM chat is a user's DM with the bot; a
- * group chat is a mention in its own guild channel, answered in the thread the bot opens on it. 'inbound'
- * fires when the fake hands the MESSAGE_CREATE to the gateway connection; 'outbound' for every typing,
- * message create and edit in the chat's channels. Calls are not kept (recordCalls off), only counted.
+ * 5 s, and the global 50 requests/s, answered with 429s) as a PlatformDriver. A DM chat is a user's DM with
+ * the bot; a group chat is a mention in its own guild channel, answered in the thread the bot opens on it.
+ * 'inbound' fires when the fake hands the MESSAGE_CREATE to the gateway connection; 'outbound' for every
+ * typing, message create and edit in the chat's channels. Calls are not kept (recordCalls off), only counted.
  */
 import { EventEmitter } from 'node:events';
 import { DISCORD_LIMITS } from '../../src/adapters/contract/limits';

@@ -30,7 +30,8 @@ export const PLATFORM_BINDINGS: Partial<Record<ChatPlatform, (config: GatewayCon
 
 /**
  * Built before the other platforms load: grammY is light, and the first getUpdates is what a start is
- * measured by; Bolt and Discord's transport (~0.22 s and ~0.07 s from their vendor bundles) load after it polls.
+ * measured by; Bolt and Discord's transport (~0.22 s and ~0.07 s from their vendor bundles) load after it
+ * polls.
  */
 const STARTS_FIRST: ReadonlySet<ChatPlatform> = new Set(['telegram']);
 

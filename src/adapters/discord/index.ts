@@ -1,6 +1,6 @@
 /**
- * The Discord adapter (@discordjs/ws and @discordjs/rest): `createDiscordBinding(section)` builds the adapter from the
- * gateway's `discord` config section (it needs no HTTP routes: events arrive over the gateway websocket);
+ * The Discord adapter (@discordjs/ws and @discordjs/rest): `createDiscordBinding(section)` builds the adapter
+ * from the gateway's `discord` config section (it needs no HTTP routes: events arrive over the gateway websocket);
  * the pure pieces (payload mapping, error classification, components, thread refs, rate scopes, commands,
  * invite permissions) are exported for tests and other callers.
  */

@@ -1,8 +1,8 @@
 /**
- * Platforms whose adapter loads after the first adapters run: their SDKs (Bolt ~0.22 s, Discord's
- * transport ~0.07 s from their bundles) would otherwise hold back the first getUpdates. Each counts as connecting on the board
- * until it has started, so /readyz is not green before; its routes go on `app`, mounted before the admin
- * API, and until they are there `/<platform>/…` answers 503 as an adapter that is not running does.
+ * Platforms whose adapter loads after the first adapters run: their SDKs (Bolt ~0.22 s, Discord's transport
+ * ~0.07 s from their bundles) would otherwise hold back the first getUpdates. Each counts as connecting on
+ * the board until it has started, so /readyz is not green before; its routes go on `app`, mounted before the
+ * admin API, and until they are there `/<platform>/…` answers 503 as an adapter that is not running does.
  */
 import express from 'express';
 import type { AdapterBinding } from '../../adapters/contract/binding';
