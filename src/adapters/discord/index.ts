@@ -1,8 +1,8 @@
 /**
  * The Discord adapter (@discordjs/ws and @discordjs/rest): `createDiscordBinding(section)` builds the adapter
- * from the gateway's `discord` config section (it needs no HTTP routes: events arrive over the gateway websocket);
- * the pure pieces (payload mapping, error classification, components, thread refs, rate scopes, commands,
- * invite permissions) are exported for tests and other callers.
+ * from the gateway's `discord` config section (it needs no HTTP routes: events arrive over the gateway
+ * websocket); the pure pieces (payload mapping, error classification, components, thread refs, rate scopes,
+ * commands, invite permissions) are exported for tests and other callers.
  */
 import type { AdapterBinding, BindingDeps } from '../contract/binding';
 import { DiscordAdapter } from './adapter';
