@@ -48,6 +48,14 @@ const LAZY = [
   { vendor: 'discord', importer: '@discordjs/rest', module: 'undici' },
 ];
 
+// Statements a vendored package runs at load that cost an idle gateway memory and do nothing on Node 20, cut
+// from its vendor bundle (the build fails if one is no longer found, word for word).
+// @discordjs/rest fills in a FormData global for runtimes without one; on Node, reading the global loads Node's
+// fetch implementation (undici, ~7 MB of RSS) at start, which nothing else there needs (core/http/plain-fetch.ts).
+const CUT = [
+  { vendor: 'discord', file: '@discordjs/rest/dist/index.js', statement: 'globalThis.FormData ??= import_undici2.FormData;' },
+];
+
 const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
 const vendored = new Map(Object.entries(VENDOR).flatMap(([name, pkgs]) => pkgs.map((p) => [p, name])));
 for (const name of [...BUNDLED, ...vendored.keys()]) if (!(name in pkg.dependencies)) throw new Error(`build-server: ${name} is not a dependency in package.json`);
@@ -111,8 +119,14 @@ const loaderPlugin = {
 
 const { lazyModuleSource, knownOf } = lazyModule;
 
-/** In a vendor bundle, its LAZY modules as stand-ins (scripts/lazy-module.js) of the real ones, bundled beside. */
+/**
+ * In a vendor bundle, its LAZY modules as stand-ins (scripts/lazy-module.js) that load the real one at first
+ * use from a bundle of its own beside it, `<vendor>.<module>.js`: a module bundled inside would be source text
+ * held in the heap of every process that loads the vendor bundle (undici's is ~0.6 MB) whether it ever runs
+ * or not. `lazyFiles` gets the real module's path per bundle file, for building those afterwards.
+ */
 const lazyApplied = new Set();
+const lazyFiles = new Map();
 
 function lazyPlugin(vendor) {
   const wanted = LAZY.filter((l) => l.vendor === vendor);
@@ -125,17 +139,42 @@ function lazyPlugin(vendor) {
         const lazy = wanted.find((l) => l.module === args.path && inPackage(args.importer, l.importer));
         if (!lazy) return undefined;
         lazyApplied.add(lazy);
-        return { path: `${args.path}@${args.resolveDir}`, namespace: 'lazy', pluginData: { module: args.path, resolveDir: args.resolveDir } };
+        const real = createRequire(join(args.resolveDir, 'x.js')).resolve(args.path);
+        const file = `${vendor}.${lazy.module.replace(/\//g, '-')}.js`;
+        if (lazyFiles.has(file) && lazyFiles.get(file) !== real) throw new Error(`build-server: LAZY ${lazy.module} in ${vendor} resolves to two modules: ${lazyFiles.get(file)} and ${real}`);
+        lazyFiles.set(file, real);
+        return { path: real, namespace: 'lazy', pluginData: { file } };
       });
+      // The loader is the executable's, as in vendorPlugin.
+      b.onResolve({ filter: /bundle-loader\.js$/, namespace: 'lazy' }, (args) => ({ path: args.path, external: true }));
       b.onLoad({ filter: /.*/, namespace: 'lazy' }, (args) => {
-        const { module, resolveDir } = args.pluginData;
-        const real = createRequire(join(resolveDir, 'x.js'))(module);
-        return {
-          contents: lazyModuleSource(module, knownOf(real)),
-          resolveDir,
-          loader: 'js',
-        };
+        const { file } = args.pluginData;
+        const load = `require('../gateway/bundle-loader.js').loadBundle(require('node:path').join(__dirname, ${JSON.stringify(file)}))`;
+        return { contents: lazyModuleSource(load, knownOf(createRequire(args.path)(args.path))), resolveDir: root, loader: 'js' };
       });
+    },
+  };
+}
+
+/** In a vendor bundle, its CUT statements removed from the files that hold them. */
+const cutApplied = new Set();
+
+function cutPlugin(vendor) {
+  const wanted = CUT.filter((c) => c.vendor === vendor);
+  return {
+    name: 'cut',
+    setup(b) {
+      for (const cut of wanted) {
+        const file = join(root, 'node_modules', ...cut.file.split('/'));
+        const escaped = file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+        b.onLoad({ filter: new RegExp(`^${escaped}$`) }, async (args) => {
+          const source = await readFile(args.path, 'utf8');
+          const at = source.indexOf(cut.statement);
+          if (at < 0 || source.indexOf(cut.statement, at + 1) >= 0) return undefined;
+          cutApplied.add(cut);
+          return { contents: source.slice(0, at) + source.slice(at + cut.statement.length), loader: 'js', resolveDir: dirname(args.path) };
+        });
+      }
     },
   };
 }
@@ -159,8 +198,13 @@ for (const [name, pkgs] of Object.entries(VENDOR)) {
     stdin: { contents: pkgs.map((p) => `exports[${JSON.stringify(p)}] = require(${JSON.stringify(p)});`).join('\n'), resolveDir: root, sourcefile: `vendor-${name}.js` },
     outfile,
     external: ['iconv-lite'],
-    plugins: [vendorPlugin(name), lazyPlugin(name)],
+    plugins: [vendorPlugin(name), lazyPlugin(name), cutPlugin(name)],
   });
+}
+for (const [file, real] of lazyFiles) {
+  const outfile = join(vendorDir, file);
+  outputs.push(outfile);
+  await build({ ...common, entryPoints: [real], outfile, external: ['iconv-lite'] });
 }
 
 // zod reached through its `z` namespace export keeps every export esbuild cannot see used, its 60-odd locales
@@ -174,6 +218,8 @@ const devOnly = Object.keys(pkg.devDependencies ?? {}).filter((d) => !(d in pkg.
 const devBundled = devOnly.filter((d) => mainInputs.some(([f, i]) => i.bytesInOutput > 0 && f.startsWith(`node_modules/${d}/`)));
 if (devBundled.length > 0) throw new Error(`build-server: the main bundle holds development-only packages: ${devBundled.join(', ')} (src/ must not import them)`);
 
+const uncut = CUT.filter((c) => !cutApplied.has(c));
+if (uncut.length > 0) throw new Error(`build-server: CUT names a statement no longer found once in its file: ${uncut.map((c) => `${JSON.stringify(c.statement)} in ${c.file}`).join(', ')}`);
 const unmatched = LAZY.filter((l) => !lazyApplied.has(l));
 if (unmatched.length > 0) throw new Error(`build-server: LAZY names what no bundle requires: ${unmatched.map((l) => `${l.module} from ${l.importer} in ${l.vendor}`).join(', ')}`);
 

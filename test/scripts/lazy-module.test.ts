@@ -4,14 +4,14 @@
  * first real use requires the module once, and from then on the stand-in reads, lists and tests as it does.
  */
 const { lazyModuleSource, knownOf } = require('../../scripts/lazy-module.js') as {
-  lazyModuleSource(request: string, known: { default: boolean; esModule: boolean }): string;
+  lazyModuleSource(load: string, known: { default: boolean; esModule: boolean }): string;
   knownOf(real: unknown): { default: boolean; esModule: boolean };
 };
 
 /** Evaluates a stand-in as CommonJS with a `require` that counts how often the real module is required. */
 function standIn(real: Record<string, unknown>): { m: Record<string | symbol, unknown>; loads: () => number } {
   let loads = 0;
-  const source = lazyModuleSource('the-real-one', knownOf(real));
+  const source = lazyModuleSource('require("the-real-one")', knownOf(real));
   const module = { exports: {} as Record<string | symbol, unknown> };
   const require = (id: string) => {
     if (id !== 'the-real-one') throw new Error(`unexpected require ${id}`);
