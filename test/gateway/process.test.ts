@@ -3,7 +3,8 @@
  * /healthz, /readyz and the admin API on a fresh PENGUIN_HOME, and on SIGTERM mid-Task it aborts the Task
  * with "gateway shutting down", finalises the live reply, flushes the trace and exits 0. It loads only what
  * is configured: no chat platform SDK, MCP SDK, model SDK or PostgreSQL driver (on SQLite) at start, the model SDK with the first model
- * request, and a configured platform (Telegram, against its fake) brings its own SDK and no other. What was
+ * request, and a configured platform (Telegram, against its fake) brings its own SDK and no other; Slack and
+ * Discord (against theirs) call their APIs without Node's fetch implementation. What was
  * loaded is read from `require.cache` by a `--require` hook when the process exits
  * (test/fixtures/hooks/record-packages.js), so nothing depends on timing; the gateway's own code and the
  * packages bundled with it come from one bundle file, each SDK from its vendor bundle (scripts/build-server.mjs).
@@ -15,6 +16,8 @@ import { readAllTraces, tracesDir } from '../../src/core/trace';
 import { openSqliteStore } from '../../src/gateway/store';
 import { assertGatewayBuilt, killAllGateways, spawnGateway, type GatewayProcess } from '../e2e/gateway-process';
 import { FakeOpenAIServer, finishChunk, stream, textChunks, turn, usageChunk } from '../fakes/openai-server';
+import { FakeDiscordServer } from '../fakes/discord-server';
+import { FakeSlackServer } from '../fakes/slack-server';
 import { FakeTelegramServer } from '../fakes/telegram-server';
 
 const TOKEN = 'process-test-token-0123456789';
@@ -217,6 +220,35 @@ describe('load only what is configured', () => {
       for (const sdk of [...PLATFORM_SDKS, '@modelcontextprotocol/sdk', 'openai']) expect(packages).not.toContain(sdk);
     } finally {
       await tg.stop();
+    }
+  });
+
+  it('with Slack and Discord configured: their vendor bundles, and neither Node\'s fetch nor an undici bundle', async () => {
+    const slack = new FakeSlackServer({ delivery: 'http' });
+    const discord = new FakeDiscordServer();
+    const s = await slack.start();
+    const d = await discord.start();
+    try {
+      const r = await recorded({
+        SLACK_BOT_TOKEN: s.botToken, SLACK_SIGNING_SECRET: s.signingSecret, SLACK_API_URL: s.apiUrl,
+        DISCORD_BOT_TOKEN: d.token, DISCORD_API_URL: d.apiRoot,
+      });
+      let ready: { adapters?: { name: string; state: string }[] } = {};
+      for (let i = 0; i < 400; i++) {
+        const res = await fetch(`${r.gw.url}/readyz`);
+        ready = (await res.json()) as typeof ready;
+        if (res.status === 200) break;
+        await new Promise((res) => setTimeout(res, 25));
+      }
+      // Both started, so both made their API calls at start (auth.test; the gateway URL, the application).
+      expect(ready.adapters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'slack', state: 'connected' }), expect.objectContaining({ name: 'discord', state: 'connected' })]));
+      const { own, builtins } = await r.loaded();
+      expect(own).toEqual(expect.arrayContaining([VENDOR.slack, VENDOR.discord]));
+      expect(own.filter((f) => f.includes('undici'))).toEqual([]);
+      expect(builtins.filter((m) => m.includes('undici'))).toEqual([]);
+    } finally {
+      await slack.stop();
+      await discord.stop();
     }
   });
 });

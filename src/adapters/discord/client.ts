@@ -1,12 +1,13 @@
 /**
  * The Discord clients, from discord.js's transport packages (no discord.js Client): one @discordjs/rest client
- * for every call, over Node's fetch (a network failure thrown as the system error it was), and an
+ * for every call, over plainFetch (a network failure thrown as the system error it was), and an
  * @discordjs/ws manager per ShardLink (what its shards share), with only the intents needed (Message Content
  * when configured). Rate limits are the gateway's to schedule: X-RateLimit-* headers feed the RateBook, and a
  * call that would wait on a bucket throws RateLimitError (except interaction callbacks, due in 3 s); no retries.
  */
 import { REST, type RESTOptions, type RateLimitData, type ResponseLike } from '@discordjs/rest';
 import { WebSocketManager, type SessionInfo } from '@discordjs/ws';
+import { plainFetch } from '../../core/http/plain-fetch';
 import type { DiscordAdapterConfig } from './config';
 import type { RateBook } from './rate';
 
@@ -36,11 +37,11 @@ function restOptions(config: DiscordAdapterConfig, book: RateBook): Partial<REST
     retries: 0,
     timeout: 15_000,
     rejectOnRateLimit: rejectsOnRateLimit,
-    // Node's own fetch, not the package's default over its bundled undici (a second HTTP client in the heap).
+    // Not the package's default over its bundled undici (a second HTTP client in the heap), nor Node's fetch.
     makeRequest: async (url, init) => {
       let res: ResponseLike;
       try {
-        res = await fetch(url, init as RequestInit);
+        res = (await plainFetch(url, init as RequestInit)) as ResponseLike;
       } catch (err) {
         throw networkCause(err);
       }

@@ -6,10 +6,11 @@
  * names and handed to the gateway in order per thread. stop() ends the link and waits for events in flight.
  * Outbound calls (posts, updates, native streams, typing, reactions, ephemerals, the first message of a
  * scheduled delivery into a channel) and the error classifier live in their own files; every Web API client
- * has no SDK retries and a timeout: the governor schedules.
+ * has no SDK retries and a timeout (the governor schedules), and calls through plainFetch, not Node's fetch.
  */
 import { App, type Logger as BoltLogger } from '@slack/bolt';
 import { WebClient, type WebClientOptions } from '@slack/web-api';
+import { plainFetch } from '../../core/http/plain-fetch';
 import type { Express } from 'express';
 import pino, { type Logger } from 'pino';
 import type { AdapterHealth, ChannelAdapter } from '../contract/adapter';
@@ -86,7 +87,7 @@ export class SlackAdapter implements ChannelAdapter {
     this.logger = deps.logger ?? pino({ level: 'silent' });
     this.sdkLogger = boltLogger(this.logger, 'slack');
     this.clock = deps.clock ?? systemClock;
-    this.clientOptions = { slackApiUrl: normalizeApiUrl(this.config.apiUrl), retryConfig: { retries: 0 }, timeout: API_TIMEOUT_MS, rejectRateLimitedCalls: true, logger: this.sdkLogger };
+    this.clientOptions = { slackApiUrl: normalizeApiUrl(this.config.apiUrl), retryConfig: { retries: 0 }, timeout: API_TIMEOUT_MS, rejectRateLimitedCalls: true, logger: this.sdkLogger, fetch: plainFetch as typeof fetch };
     this.client = new WebClient(this.config.botToken, this.clientOptions);
     this.outbound = new SlackOutbound(() => this.client);
     this.streams = new SlackStreams(() => this.client, this.clock);

@@ -6,18 +6,9 @@
  * as a prompt's JSON, by reference). Other bodies and redirects go to the global fetch. Hand-written because
  * undici's fetch spends ~0.5 ms of CPU per request in the Fetch standard's machinery.
  */
-import * as http from 'node:http';
-import type * as Https from 'node:https';
-import { pipeline, Readable } from 'node:stream';
-import * as zlib from 'node:zlib';
-
-// Required at first use: loading TLS costs a start ~5 ms and heap that an idle gateway, or one on a plain-http model, never uses.
-let httpsModule: typeof Https | undefined;
-const https = (): typeof Https => (httpsModule ??= require('node:https') as typeof Https);
-
-const REDIRECTS = new Set([301, 302, 303, 307, 308]);
-/** Statuses whose Response must have a null body. */
-const NULL_BODY = new Set([101, 103, 204, 205, 304]);
+import type * as http from 'node:http';
+import { Readable } from 'node:stream';
+import { abortReason, decodedBody, discard, headersOf, NULL_BODY, REDIRECTS, send } from '../http/node-send';
 
 /**
  * A body made of chunks, written as they are: a 40 KB request whose prompt is an agent's shared bytes then
@@ -65,73 +56,6 @@ function parseUrl(s: string): URL | null {
   }
 }
 
-function headersOf(h: RequestInit['headers']): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (!h) return out;
-  if (h instanceof Headers) h.forEach((v, k) => void (out[k] = v));
-  else if (Array.isArray(h)) for (const [k, v] of h) out[k.toLowerCase()] = v;
-  else for (const [k, v] of Object.entries(h as Record<string, string>)) out[k.toLowerCase()] = v;
-  return out;
-}
-
-function abortReason(signal: AbortSignal): unknown {
-  return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
-}
-
-const bodySize = (body: string | Uint8Array): number => (typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body instanceof ChunkedBody ? body.size : body.byteLength);
-
-/** A text body goes to the socket as text: encoding it into a Buffer first cost ~0.1 ms and an ArrayBuffer per 20 KB. */
-function send(url: URL, method: string, headers: Record<string, string>, body: string | Uint8Array | undefined, signal?: AbortSignal): Promise<http.IncomingMessage> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(abortReason(signal));
-    if (body !== undefined) headers['content-length'] = String(bodySize(body));
-    headers['accept-encoding'] ??= 'gzip, deflate, br';
-    const req = (url.protocol === 'https:' ? https() : http).request(url, { method, headers });
-    let res: http.IncomingMessage | undefined;
-    const onAbort = () => {
-      const reason = abortReason(signal!) as Error;
-      res?.destroy(reason);
-      req.destroy(reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-    const done = () => signal?.removeEventListener('abort', onAbort);
-    // Every error is listened to: an abort after the answer began destroys the request with its reason too.
-    req.on('error', (e) => {
-      done();
-      // As fetch does: a TypeError made here, the socket's error as its cause (the SDK keeps only errors of its own realm).
-      reject(signal?.aborted ? abortReason(signal) : new TypeError('fetch failed', { cause: e }));
-    });
-    req.once('response', (r) => {
-      res = r;
-      r.once('close', done);
-      resolve(r);
-    });
-    if (typeof body === 'string') req.end(body, 'utf8');
-    else if (body instanceof ChunkedBody) {
-      // Written before the socket is ready, the chunks wait in the request and go out in one writev.
-      for (const chunk of body.chunks) req.write(chunk);
-      req.end();
-    } else req.end(body);
-  });
-}
-
-/** A body nobody will read: drained, and its late errors heard (an unheard 'error' would end the process). */
-function discard(res: http.IncomingMessage): void {
-  res.on('error', () => undefined);
-  res.resume();
-}
-
-/** Decoders flush what they have at once (a streamed answer must not wait for a full block) and accept a cut-short end. */
-const SYNC = { flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH };
-const BROTLI_SYNC = { flush: zlib.constants.BROTLI_OPERATION_FLUSH, finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH };
-
-function decoderFor(encoding: string): NodeJS.ReadWriteStream | undefined {
-  if (encoding === 'gzip' || encoding === 'x-gzip') return zlib.createGunzip(SYNC);
-  if (encoding === 'deflate') return zlib.createInflate(SYNC);
-  if (encoding === 'br') return zlib.createBrotliDecompress(BROTLI_SYNC);
-  return undefined;
-}
-
 function toResponse(res: http.IncomingMessage, url: URL, signal?: AbortSignal): Response {
   const headers = new Headers();
   const raw = res.rawHeaders;
@@ -145,14 +69,9 @@ function toResponse(res: http.IncomingMessage, url: URL, signal?: AbortSignal): 
     discard(res);
     throw abortReason(signal);
   }
-  let stream: Readable | null = res;
-  if (NULL_BODY.has(status)) {
-    discard(res);
-    stream = null;
-  } else {
-    const decoder = decoderFor(String(res.headers['content-encoding'] ?? '').trim().toLowerCase());
-    if (decoder) stream = pipeline(res, decoder, () => {}) as unknown as Readable;
-  }
+  let stream: Readable | null = null;
+  if (NULL_BODY.has(status)) discard(res);
+  else stream = decodedBody(res);
   const response = new Response(stream ? lazyWebBody(stream) : null, {
     status,
     statusText: res.statusMessage ?? '',

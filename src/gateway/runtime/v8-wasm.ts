@@ -1,10 +1,9 @@
 /**
- * Wasm in the gateway's process runs on V8's baseline compiler (Liftoff) only. The wasm it loads is
- * llhttp, the HTTP parser of Node's fetch (the model SDK's transport) and of the undici package Discord's
- * REST client uses. By default V8 compiles it again with TurboFan on helper threads, which at the first
- * model request holds ~30 MB of compiler memory, leaves the process ~10 MB larger and costs ~0.15 s of CPU,
- * for parsing that is not this process's bottleneck. The flag has to be set before that first compile,
- * from inside (the command line is not ours: `npm start`, the image and systemd start the process).
+ * Wasm in the gateway's process runs on V8's baseline compiler (Liftoff) only: the wasm it may load is llhttp,
+ * the parser of Node's fetch and of undici, which carry only rare calls (an upload, a file download, a redirect,
+ * Socket Mode's connection). TurboFan's second compile of it would hold ~30 MB of compiler memory at its first
+ * use, leave the process ~10 MB larger and cost ~0.15 s of CPU. Set before that first compile, from inside
+ * (the command line is not ours: `npm start`, the image and systemd start the process).
  */
 import { setFlagsFromString } from 'node:v8';
 

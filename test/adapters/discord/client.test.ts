@@ -1,5 +1,5 @@
 /**
- * The REST client the adapter sends with: its requests go through Node's fetch, and a network failure reaches
+ * The REST client the adapter sends with: its requests go through plainFetch, and a network failure reaches
  * the error classifier as the system error it was (its code, its words), not as fetch's "fetch failed".
  */
 import { createServer } from 'node:net';
