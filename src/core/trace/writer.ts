@@ -10,6 +10,7 @@
  */
 import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { HeldFileHandle } from '../held-file-handle';
 import { attachedJson, chunksAfter, chunksOf, jsonPieces, type JsonPiece } from '../json-splice';
 import { isTraceable } from '../omnimessage/guards';
 import type { OmniMessage } from '../omnimessage/types';
@@ -73,11 +74,9 @@ export class TraceWriter {
   private fileIndex: number;
   private readonly queue: Job[] = [];
   private draining?: Promise<void>;
-  private fh?: FileHandle;
   private healedPath?: string;
-  private readonly holdMs: number;
-  /** Closes the descriptor once the writer has been idle for `holdMs` (one timer, re-armed). */
-  private closer?: NodeJS.Timeout;
+  /** The O_APPEND descriptor of the current file, held `holdMs` past the last write. */
+  private readonly fh: HeldFileHandle;
 
   /**
    * `fresh`: the session is new, so its first file has no torn tail to heal (no stat before its first write).
@@ -87,7 +86,7 @@ export class TraceWriter {
     this.dir = opts.tracesDir;
     this.sessionId = opts.sessionId;
     this.fileIndex = opts.index ?? 1;
-    this.holdMs = opts.holdMs ?? TRACE_HOLD_MS;
+    this.fh = new HeldFileHandle(() => this.openFile(), opts.holdMs ?? TRACE_HOLD_MS, () => this.draining !== undefined);
     if (opts.fresh) this.healedPath = this.path;
   }
 
@@ -137,25 +136,10 @@ export class TraceWriter {
       // step that sees the queue empty, so a later append always starts a new drain.
       if (this.queue.length === 0) {
         this.draining = undefined;
-        this.releaseLater();
+        // Idle sessions must not pin descriptors: this one closes unless a write comes within the hold.
+        this.fh.idle();
         return;
       }
-    }
-  }
-
-  /** Idle sessions must not pin descriptors: this one closes unless a write comes within `holdMs`. */
-  private releaseLater(): void {
-    if (!this.fh) return;
-    if (this.holdMs <= 0) {
-      void this.closeHandle();
-      return;
-    }
-    if (this.closer) this.closer.refresh();
-    else {
-      this.closer = setTimeout(() => {
-        if (!this.draining) void this.closeHandle();
-      }, this.holdMs);
-      this.closer.unref();
     }
   }
 
@@ -165,7 +149,7 @@ export class TraceWriter {
       if (job.kind === 'rotate') {
         this.queue.shift();
         const ok = await this.guard(async () => {
-          await this.closeHandle();
+          await this.fh.close();
           this.fileIndex += 1;
           if (job.head.length) await this.writeAll(job.head.flatMap(line));
         });
@@ -187,7 +171,7 @@ export class TraceWriter {
       await work();
       return true;
     } catch (e) {
-      await this.closeHandle();
+      await this.fh.close();
       this.onError?.(e instanceof Error ? e : new Error(String(e)));
       return false;
     }
@@ -204,7 +188,7 @@ export class TraceWriter {
 
   /** One write(2) for all the chunks (writev), again for what a short write left. */
   private async writeAll(chunks: Uint8Array[]): Promise<void> {
-    const fh = await this.handle();
+    const fh = await this.fh.get();
     let left = chunks;
     while (left.length > 0) {
       const { bytesWritten } = left.length === 1 ? await fh.write(left[0]!) : await fh.writev(left);
@@ -212,23 +196,20 @@ export class TraceWriter {
     }
   }
 
-  private async handle(): Promise<FileHandle> {
-    if (this.fh) return this.fh;
+  private async openFile(): Promise<FileHandle> {
     const p = this.path;
     const fh = await openInDir(p);
     if (this.healedPath !== p) {
       // Once per file, on first open: crash recovery assumes no other writer is mid-line in this file yet.
-      await healTornTail(fh);
+      try {
+        await healTornTail(fh);
+      } catch (e) {
+        await fh.close().catch(() => undefined);
+        throw e;
+      }
       this.healedPath = p;
     }
-    this.fh = fh;
     return fh;
-  }
-
-  private async closeHandle(): Promise<void> {
-    const fh = this.fh;
-    this.fh = undefined;
-    if (fh) await fh.close().catch(() => undefined);
   }
 }
 

@@ -3,12 +3,13 @@
  * whole lines per O_APPEND write so the gateway and a CLI command can append at once without interleaving.
  * Appends are serialized and each resolves once its line is written; entries appended while a write is in
  * flight go out together in the next one (a burst of new conversations is a few writes, not one each). The
- * descriptor (O_APPEND) stays open `JOURNAL_HOLD_MS` after the last write, as a trace's does, so a burst does
- * not open and close the file for each write. A torn last line left by a crash is closed with a newline
+ * descriptor (O_APPEND) stays open `JOURNAL_HOLD_MS` after the last write, as a trace's does (both on
+ * core/held-file-handle.ts), so a burst does not open and close the file for each write. A torn last line left by a crash is closed with a newline
  * before the next append. `read` is tolerant: bad lines are reported with their number.
  */
-import { open, readFile, type FileHandle } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { HeldFileHandle } from '../../../core/held-file-handle';
 import { buildJournalEntrySchema, type JournalEntry } from './entries';
 
 export const JOURNAL_FILE = 'gateway-journal.jsonl';
@@ -32,15 +33,15 @@ export class JournalFile {
   private waiting: Waiting[] = [];
   private writing = false;
   private checkedTail = false;
-  private fh?: FileHandle;
-  /** Closes the descriptor once no write has come for `holdMs` (one timer, re-armed). */
-  private closer?: NodeJS.Timeout;
+  private readonly fh: HeldFileHandle;
 
   /** `holdMs`: how long the descriptor outlives the last write (default JOURNAL_HOLD_MS). */
   constructor(
     readonly path: string,
-    private readonly holdMs = JOURNAL_HOLD_MS,
-  ) {}
+    holdMs = JOURNAL_HOLD_MS,
+  ) {
+    this.fh = new HeldFileHandle(() => open(this.path, 'a', 0o600), holdMs, () => this.writing);
+  }
 
   /** Rejects when the line could not be written (the caller must not report the change as kept). */
   append(entry: JournalEntry): Promise<void> {
@@ -65,32 +66,12 @@ export class JournalFile {
         for (const w of batch) w.resolve();
       } catch (err) {
         // A descriptor that failed once is not trusted again: the next write opens the file afresh.
-        await this.closeHandle();
+        await this.fh.close();
         for (const w of batch) w.reject(err);
       }
     }
     this.writing = false;
-    this.releaseLater();
-  }
-
-  private releaseLater(): void {
-    if (!this.fh) return;
-    if (this.closer) this.closer.refresh();
-    else {
-      this.closer = setTimeout(() => {
-        this.closer = undefined;
-        if (!this.writing) void this.closeHandle();
-      }, this.holdMs);
-      this.closer.unref();
-    }
-  }
-
-  private async closeHandle(): Promise<void> {
-    if (this.closer) clearTimeout(this.closer);
-    this.closer = undefined;
-    const fh = this.fh;
-    this.fh = undefined;
-    await fh?.close().catch(() => undefined);
+    this.fh.idle();
   }
 
   private async write(lines: string): Promise<void> {
@@ -99,8 +80,7 @@ export class JournalFile {
       prefix = (await endsTorn(this.path)) ? '\n' : '';
       this.checkedTail = true;
     }
-    this.fh ??= await open(this.path, 'a', 0o600);
-    await this.fh.writeFile(`${prefix}${lines}`);
+    await (await this.fh.get()).writeFile(`${prefix}${lines}`);
   }
 
   async read(): Promise<JournalRead> {
