@@ -123,7 +123,9 @@ const { lazyModuleSource, knownOf } = lazyModule;
  * In a vendor bundle, its LAZY modules as stand-ins (scripts/lazy-module.js) that load the real one at first
  * use from a bundle of its own beside it, `<vendor>.<module>.js`: a module bundled inside would be source text
  * held in the heap of every process that loads the vendor bundle (undici's is ~0.6 MB) whether it ever runs
- * or not. `lazyFiles` gets the real module's path per bundle file, for building those afterwards.
+ * or not. `lazyFiles` gets the real module's path per bundle file, for building those afterwards. What the
+ * module requires goes into its own bundle, so a LAZY module must share no file with the rest of its vendor
+ * bundle (a second copy would fail `instanceof` across the two): the build checks it.
  */
 const lazyApplied = new Set();
 const lazyFiles = new Map();
@@ -190,21 +192,27 @@ const main = await build({
   external: outside.flatMap((d) => [d, `${d}/*`]),
   plugins: [vendorPlugin(undefined), loaderPlugin],
 });
+/** The input files of each vendor bundle, by name. */
+const vendorInputs = new Map();
 for (const [name, pkgs] of Object.entries(VENDOR)) {
   const outfile = join(vendorDir, `${name}.js`);
   outputs.push(outfile);
-  await build({
+  const built = await build({
     ...common,
     stdin: { contents: pkgs.map((p) => `exports[${JSON.stringify(p)}] = require(${JSON.stringify(p)});`).join('\n'), resolveDir: root, sourcefile: `vendor-${name}.js` },
     outfile,
     external: ['iconv-lite'],
+    metafile: true,
     plugins: [vendorPlugin(name), lazyPlugin(name), cutPlugin(name)],
   });
+  vendorInputs.set(name, new Set(Object.keys(built.metafile.inputs)));
 }
 for (const [file, real] of lazyFiles) {
   const outfile = join(vendorDir, file);
   outputs.push(outfile);
-  await build({ ...common, entryPoints: [real], outfile, external: ['iconv-lite'] });
+  const built = await build({ ...common, entryPoints: [real], outfile, external: ['iconv-lite'], metafile: true });
+  const shared = Object.keys(built.metafile.inputs).filter((f) => vendorInputs.get(file.split('.')[0]).has(f));
+  if (shared.length > 0) throw new Error(`build-server: ${file} and its vendor bundle both hold ${shared.join(', ')}: a LAZY module must share no file with the SDK that requires it`);
 }
 
 // zod reached through its `z` namespace export keeps every export esbuild cannot see used, its 60-odd locales
