@@ -2,12 +2,12 @@
  * `plainFetch`: fetch for API calls (Slack's Web API and Bolt, Discord's REST) without Node's fetch implementation,
  * whose first use loads undici's Fetch-standard classes and wasm HTTP parser: ~9 MB of an idle gateway's RSS.
  * A text, byte or URLSearchParams body (or none) to an http(s) URL goes out over ./node-send.ts, and the answer
- * is a `PlainResponse`: status, headers, the body read once as text, JSON or bytes (or as the Node stream).
+ * is a `PlainResponse`: status, headers, and the body (read as it arrives) once as text, JSON, bytes or a stream.
  * Any other body (an upload's FormData, a Blob, a stream) and a redirect to follow go to the global fetch,
  * which loads then. Failures and aborts reject as fetch's do (TypeError('fetch failed') with the cause).
  */
 import type { IncomingMessage } from 'node:http';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { abortReason, decodedBody, discard, headersOf, NULL_BODY, REDIRECTS, send } from './node-send';
 
 /** Response headers as fetch's Headers reads them: names case-insensitive, repeated values joined by ", ", iterated by name. */
@@ -43,31 +43,50 @@ export class PlainHeaders {
   }
 }
 
-/** The answer of `plainFetch`: what the SDKs using it read of a fetch Response. */
+/**
+ * The answer of `plainFetch`: what the SDKs using it read of a fetch Response. The body is read as it
+ * arrives, whether or not anyone asks for it: an SDK that throws on a status without reading the body (Slack's
+ * Web API on a 429) must not leave the keep-alive connection held until the server drops it.
+ */
 export class PlainResponse {
   readonly ok: boolean;
   readonly redirected = false;
   readonly type = 'basic';
   #used = false;
+  readonly #bytes: Promise<Buffer>;
+  readonly #hasBody: boolean;
 
   constructor(
     readonly status: number,
     readonly statusText: string,
     readonly headers: PlainHeaders,
     readonly url: string,
-    /** The body as it arrives, content-encoding undone; null for a status without one. Read it, or the methods, not both. */
-    readonly body: Readable | null,
+    /** The body as it arrives, content-encoding undone; null for a status without one. */
+    stream: Readable | null,
   ) {
     this.ok = status >= 200 && status <= 299;
+    this.#hasBody = stream !== null;
+    this.#bytes = stream ? collect(stream) : Promise.resolve(Buffer.alloc(0));
+    // A failure (an abort mid-body) reaches whoever reads the body; unread, it is nobody's to hear.
+    this.#bytes.catch(() => undefined);
   }
 
   get bodyUsed(): boolean {
     return this.#used;
   }
 
+  /** The body as a Node stream (read once, as with the methods); null for a status without one. */
+  get body(): Readable | null {
+    if (!this.#hasBody) return null;
+    const take = (): Promise<Buffer> => this.#take();
+    return Readable.from((async function* () {
+      yield await take();
+    })());
+  }
+
   async text(): Promise<string> {
     // As fetch's text(): UTF-8, a leading byte order mark dropped.
-    return new TextDecoder().decode(await this.#bytes());
+    return new TextDecoder().decode(await this.#take());
   }
 
   async json(): Promise<unknown> {
@@ -75,22 +94,24 @@ export class PlainResponse {
   }
 
   async arrayBuffer(): Promise<ArrayBuffer> {
-    const bytes = await this.#bytes();
+    const bytes = await this.#take();
     return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
   }
 
-  #bytes(): Promise<Buffer> {
+  #take(): Promise<Buffer> {
     if (this.#used) return Promise.reject(new TypeError('Body is unusable: Body has already been read'));
     this.#used = true;
-    const body = this.body;
-    if (!body) return Promise.resolve(Buffer.alloc(0));
-    return new Promise((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      body.on('data', (c: Buffer) => chunks.push(c));
-      body.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
-      body.once('error', reject);
-    });
+    return this.#bytes;
   }
+}
+
+function collect(stream: Readable): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    stream.on('data', (c: Buffer) => chunks.push(c));
+    stream.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+    stream.once('error', reject);
+  });
 }
 
 /** A body sent here, with the content type fetch would give it; undefined for one only the global fetch can send. */

@@ -2,7 +2,8 @@
  * `plainFetch` against a real HTTP server on 127.0.0.1: what it sends (bodies and the content types fetch
  * would give them), the answer's status, headers and body read once (text, JSON, bytes; gzip undone), null
  * bodies, redirects (refused when asked, else followed by the global fetch), a FormData upload through the
- * global fetch, and failures and aborts rejecting as fetch's do. Slack's Web API and Discord's REST are
+ * global fetch, failures and aborts rejecting as fetch's do, and an unread answer still handing its
+ * keep-alive connection back. Slack's Web API and Discord's REST are
  * proven over it by their adapters' tests against the fakes.
  */
 import * as http from 'node:http';
@@ -163,4 +164,26 @@ test('an abort rejects with the signal\'s reason, before the answer and while it
   routes.set('/never', () => undefined);
   const timedOut = await plainFetch(`${base}/never`, { signal: AbortSignal.timeout(50) }).then(() => undefined, (e: unknown) => e);
   expect((timedOut as DOMException).name).toBe('TimeoutError');
+});
+
+test('an answer nobody reads still frees its keep-alive connection (an SDK that throws on a 429 reads no body)', async () => {
+  let connections = 0;
+  const own = http.createServer((_req, res) => res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' }).end('{"ok":false,"error":"ratelimited"}'));
+  own.on('connection', () => connections++);
+  await new Promise<void>((r) => own.listen(0, '127.0.0.1', r));
+  const { port } = own.address() as AddressInfo;
+  try {
+    const first = await plainFetch(`http://127.0.0.1:${port}/api/chat.postMessage`, { method: 'POST', body: 'x' });
+    expect(first.status).toBe(429);
+    // Back in the agent's pool once the body has arrived, though nothing read it.
+    const pooled = () => (http.globalAgent.freeSockets[`127.0.0.1:${port}:`] ?? []).length > 0;
+    for (let i = 0; i < 200 && !pooled(); i++) await new Promise((r) => setTimeout(r, 5));
+    expect(pooled()).toBe(true);
+    const second = await plainFetch(`http://127.0.0.1:${port}/api/chat.postMessage`, { method: 'POST', body: 'x' });
+    expect(await second.json()).toEqual({ ok: false, error: 'ratelimited' });
+    expect(connections).toBe(1);
+  } finally {
+    own.closeAllConnections();
+    await new Promise((r) => own.close(r));
+  }
 });
