@@ -99,8 +99,29 @@ function decoderFor(encoding: string): NodeJS.ReadWriteStream | undefined {
   return undefined;
 }
 
+/**
+ * The body of an answer given as fetch gives it: a status outside 200-599, or an abort that came with the
+ * head, throws as fetch does; a status without a body gives null (what came is drained); otherwise the body.
+ */
+export function answerBody(res: http.IncomingMessage, signal?: AbortSignal): Readable | null {
+  const status = res.statusCode ?? 0;
+  if (status < 200 || status > 599) {
+    discard(res);
+    throw new TypeError('fetch failed', { cause: new Error(`unexpected HTTP status ${status}`) });
+  }
+  if (signal?.aborted) {
+    discard(res);
+    throw abortReason(signal);
+  }
+  if (NULL_BODY.has(status)) {
+    discard(res);
+    return null;
+  }
+  return decodedBody(res);
+}
+
 /** The response's body as it arrives, its content-encoding undone (the response itself when it has none). */
-export function decodedBody(res: http.IncomingMessage): Readable {
+function decodedBody(res: http.IncomingMessage): Readable {
   const decoder = decoderFor(String(res.headers['content-encoding'] ?? '').trim().toLowerCase());
   return decoder ? (pipeline(res, decoder, () => {}) as unknown as Readable) : res;
 }

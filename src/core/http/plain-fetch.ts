@@ -8,7 +8,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
-import { abortReason, decodedBody, discard, headersOf, NULL_BODY, REDIRECTS, send } from './node-send';
+import { answerBody, discard, headersOf, REDIRECTS, send } from './node-send';
 
 /** Response headers as fetch's Headers reads them: names case-insensitive, repeated values joined by ", ", iterated by name. */
 export class PlainHeaders {
@@ -151,17 +151,6 @@ export async function plainFetch(input: string | URL, init: RequestInit = {}): P
 }
 
 function responseOf(res: IncomingMessage, url: URL, signal?: AbortSignal): PlainResponse {
-  const status = res.statusCode ?? 0;
-  if (status < 200 || status > 599) {
-    discard(res);
-    throw new TypeError('fetch failed', { cause: new Error(`unexpected HTTP status ${status}`) });
-  }
-  if (signal?.aborted) {
-    discard(res);
-    throw abortReason(signal);
-  }
-  let body: Readable | null = null;
-  if (NULL_BODY.has(status)) discard(res);
-  else body = decodedBody(res);
-  return new PlainResponse(status, res.statusMessage ?? '', new PlainHeaders(res.rawHeaders), url.href, body);
+  const body = answerBody(res, signal);
+  return new PlainResponse(res.statusCode!, res.statusMessage ?? '', new PlainHeaders(res.rawHeaders), url.href, body);
 }

@@ -8,7 +8,7 @@
  */
 import type * as http from 'node:http';
 import { Readable } from 'node:stream';
-import { abortReason, decodedBody, discard, headersOf, NULL_BODY, REDIRECTS, send } from '../http/node-send';
+import { answerBody, discard, headersOf, REDIRECTS, send } from '../http/node-send';
 
 /**
  * A body made of chunks, written as they are: a 40 KB request whose prompt is an agent's shared bytes then
@@ -57,21 +57,11 @@ function parseUrl(s: string): URL | null {
 }
 
 function toResponse(res: http.IncomingMessage, url: URL, signal?: AbortSignal): Response {
+  const stream = answerBody(res, signal);
   const headers = new Headers();
   const raw = res.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
-  const status = res.statusCode ?? 0;
-  if (status < 200 || status > 599) {
-    discard(res);
-    throw new TypeError('fetch failed', { cause: new Error(`unexpected HTTP status ${status}`) });
-  }
-  if (signal?.aborted) {
-    discard(res);
-    throw abortReason(signal);
-  }
-  let stream: Readable | null = null;
-  if (NULL_BODY.has(status)) discard(res);
-  else stream = decodedBody(res);
+  const status = res.statusCode!;
   const response = new Response(stream ? lazyWebBody(stream) : null, {
     status,
     statusText: res.statusMessage ?? '',

@@ -11,49 +11,19 @@ import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import * as zlib from 'node:zlib';
 import { PlainResponse, plainFetch } from '../../../src/core/http/plain-fetch';
+import { RecordingServer } from './recording-server';
 
-interface Seen { method: string; url: string; headers: http.IncomingHttpHeaders; body: string }
-type Route = (req: http.IncomingMessage, res: http.ServerResponse, seen: Seen) => void;
-
-let server: http.Server;
-let base: string;
-const routes = new Map<string, Route>();
-const seen: Seen[] = [];
-
-beforeAll(async () => {
-  server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const s: Seen = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
-      seen.push(s);
-      const route = routes.get((req.url ?? '').split('?')[0]!);
-      if (route) route(req, res, s);
-      else res.writeHead(404).end('no route');
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((r) => server.close(r));
-});
-
-beforeEach(() => {
-  routes.clear();
-  seen.length = 0;
-});
+const srv = RecordingServer.use();
+const { routes, seen } = srv;
 
 test('sends the method, headers and a text body; answers with status, headers and the body as JSON', async () => {
   routes.set('/echo', (_req, res, s) => res.writeHead(201, 'Made', { 'Content-Type': 'application/json', 'X-Multi': ['a', 'b'], 'X-RateLimit-Remaining': '4' }).end(JSON.stringify({ got: s.body })));
-  const res = await plainFetch(`${base}/echo?x=1`, { method: 'post', headers: { 'Content-Type': 'application/json', Authorization: 'Bot k' }, body: '{"hello":"wörld"}' });
+  const res = await plainFetch(`${srv.base}/echo?x=1`, { method: 'post', headers: { 'Content-Type': 'application/json', Authorization: 'Bot k' }, body: '{"hello":"wörld"}' });
   expect(res).toBeInstanceOf(PlainResponse);
   expect(res.status).toBe(201);
   expect(res.statusText).toBe('Made');
   expect(res.ok).toBe(true);
-  expect(res.url).toBe(`${base}/echo?x=1`);
+  expect(res.url).toBe(`${srv.base}/echo?x=1`);
   expect(res.headers.get('content-type')).toBe('application/json');
   expect(res.headers.get('x-ratelimit-remaining')).toBe('4');
   expect(res.headers.has('X-RATELIMIT-REMAINING')).toBe(true);
@@ -69,11 +39,11 @@ test('sends the method, headers and a text body; answers with status, headers an
 
 test('gives each body the content type fetch would, unless one is set', async () => {
   routes.set('/in', (_req, res) => res.end('ok'));
-  await plainFetch(`${base}/in`, { method: 'POST', body: 'plain' });
-  await plainFetch(`${base}/in`, { method: 'POST', body: new URLSearchParams({ token: 'x', text: 'a b&c' }) });
-  await plainFetch(`${base}/in`, { method: 'POST', body: Buffer.from([1, 2, 3]) });
-  await plainFetch(`${base}/in`, { method: 'POST', body: new Uint8Array([104, 105]).buffer });
-  await plainFetch(`${base}/in`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=1' });
+  await plainFetch(`${srv.base}/in`, { method: 'POST', body: 'plain' });
+  await plainFetch(`${srv.base}/in`, { method: 'POST', body: new URLSearchParams({ token: 'x', text: 'a b&c' }) });
+  await plainFetch(`${srv.base}/in`, { method: 'POST', body: Buffer.from([1, 2, 3]) });
+  await plainFetch(`${srv.base}/in`, { method: 'POST', body: new Uint8Array([104, 105]).buffer });
+  await plainFetch(`${srv.base}/in`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=1' });
   expect(seen.map((s) => [s.headers['content-type'], s.body])).toEqual([
     ['text/plain;charset=UTF-8', 'plain'],
     ['application/x-www-form-urlencoded;charset=UTF-8', 'token=x&text=a+b%26c'],
@@ -85,12 +55,12 @@ test('gives each body the content type fetch would, unless one is set', async ()
 
 test('reads the body once, as text, bytes or the Node stream; a second read is refused as fetch refuses it', async () => {
   routes.set('/text', (_req, res) => res.end('\ufeffhällo'));
-  const res = await plainFetch(`${base}/text`);
+  const res = await plainFetch(`${srv.base}/text`);
   expect(await res.text()).toBe('hällo');
   await expect(res.text()).rejects.toThrow(TypeError);
-  const bytes = await (await plainFetch(`${base}/text`)).arrayBuffer();
+  const bytes = await (await plainFetch(`${srv.base}/text`)).arrayBuffer();
   expect(Buffer.from(bytes).toString('utf8')).toBe('\ufeffhällo');
-  const streamed = (await plainFetch(`${base}/text`)) as PlainResponse;
+  const streamed = (await plainFetch(`${srv.base}/text`)) as PlainResponse;
   const chunks: Buffer[] = [];
   for await (const c of streamed.body!) chunks.push(c as Buffer);
   expect(Buffer.concat(chunks).toString('utf8')).toBe('\ufeffhällo');
@@ -100,11 +70,11 @@ test('undoes gzip; a status without a body has none; an error status is an answe
   routes.set('/gz', (_req, res) => res.writeHead(200, { 'content-encoding': 'gzip' }).end(zlib.gzipSync('{"ok":true}')));
   routes.set('/none', (_req, res) => res.writeHead(204).end());
   routes.set('/bad', (_req, res) => res.writeHead(429, { 'retry-after': '2' }).end('{"retry_after":2}'));
-  expect(await (await plainFetch(`${base}/gz`)).json()).toEqual({ ok: true });
-  const none = await plainFetch(`${base}/none`);
+  expect(await (await plainFetch(`${srv.base}/gz`)).json()).toEqual({ ok: true });
+  const none = await plainFetch(`${srv.base}/none`);
   expect(none.body).toBeNull();
   expect(await none.text()).toBe('');
-  const bad = await plainFetch(`${base}/bad`);
+  const bad = await plainFetch(`${srv.base}/bad`);
   expect(bad.ok).toBe(false);
   expect(bad.headers.get('Retry-After')).toBe('2');
   expect(await bad.json()).toEqual({ retry_after: 2 });
@@ -113,13 +83,13 @@ test('undoes gzip; a status without a body has none; an error status is an answe
 test('a redirect is refused when asked (as fetch does), else followed by the global fetch', async () => {
   routes.set('/moved', (_req, res) => res.writeHead(302, { location: '/target' }).end());
   routes.set('/target', (_req, res) => res.end('arrived'));
-  const refused = await plainFetch(`${base}/moved`, { method: 'POST', body: 'x', redirect: 'error' }).then(() => undefined, (e: unknown) => e);
+  const refused = await plainFetch(`${srv.base}/moved`, { method: 'POST', body: 'x', redirect: 'error' }).then(() => undefined, (e: unknown) => e);
   expect(refused).toBeInstanceOf(TypeError);
   expect((refused as Error).message).toBe('fetch failed');
-  const followed = await plainFetch(`${base}/moved`);
+  const followed = await plainFetch(`${srv.base}/moved`);
   expect(followed).toBeInstanceOf(Response);
   expect(await followed.text()).toBe('arrived');
-  expect(followed.url).toBe(`${base}/target`);
+  expect(followed.url).toBe(`${srv.base}/target`);
 });
 
 test('a FormData upload goes through the global fetch, as multipart', async () => {
@@ -127,7 +97,7 @@ test('a FormData upload goes through the global fetch, as multipart', async () =
   const form = new FormData();
   form.append('payload_json', '{"content":"hi"}');
   form.append('files[0]', new Blob(['file bytes'], { type: 'text/plain' }), 'a.txt');
-  const res = await plainFetch(`${base}/upload`, { method: 'POST', body: form });
+  const res = await plainFetch(`${srv.base}/upload`, { method: 'POST', body: form });
   expect(res).toBeInstanceOf(Response);
   const got = (await res.json()) as { type: string; body: string };
   expect(got.type).toMatch(/^multipart\/form-data; boundary=/);
@@ -149,20 +119,20 @@ test('a refused connection rejects as fetch does: TypeError("fetch failed"), the
 test('an abort rejects with the signal\'s reason, before the answer and while its body is read', async () => {
   const before = new AbortController();
   before.abort(new Error('stop now'));
-  await expect(plainFetch(`${base}/x`, { signal: before.signal })).rejects.toThrow('stop now');
+  await expect(plainFetch(`${srv.base}/x`, { signal: before.signal })).rejects.toThrow('stop now');
 
   routes.set('/slow', (_req, res) => {
     res.writeHead(200);
     res.write('part');
   });
   const during = new AbortController();
-  const res = await plainFetch(`${base}/slow`, { signal: during.signal });
+  const res = await plainFetch(`${srv.base}/slow`, { signal: during.signal });
   const reading = res.text();
   during.abort(new Error('cut off'));
   await expect(reading).rejects.toThrow('cut off');
 
   routes.set('/never', () => undefined);
-  const timedOut = await plainFetch(`${base}/never`, { signal: AbortSignal.timeout(50) }).then(() => undefined, (e: unknown) => e);
+  const timedOut = await plainFetch(`${srv.base}/never`, { signal: AbortSignal.timeout(50) }).then(() => undefined, (e: unknown) => e);
   expect((timedOut as DOMException).name).toBe('TimeoutError');
 });
 

@@ -9,48 +9,18 @@ import type { AddressInfo } from 'node:net';
 import * as zlib from 'node:zlib';
 import OpenAI from 'openai';
 import { ChunkedBody, modelFetch, nodeBodyOf } from '../../../src/core/llm/model-fetch';
+import { RecordingServer } from '../http/recording-server';
 
-interface Seen { method: string; url: string; headers: http.IncomingHttpHeaders; body: string }
-type Route = (req: http.IncomingMessage, res: http.ServerResponse, seen: Seen) => void;
-
-let server: http.Server;
-let base: string;
-const routes = new Map<string, Route>();
-const seen: Seen[] = [];
-
-beforeAll(async () => {
-  server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const s: Seen = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
-      seen.push(s);
-      const route = routes.get((req.url ?? '').split('?')[0]!);
-      if (route) route(req, res, s);
-      else res.writeHead(404).end('no route');
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((r) => server.close(r));
-});
-
-beforeEach(() => {
-  routes.clear();
-  seen.length = 0;
-});
+const srv = RecordingServer.use();
+const { routes, seen } = srv;
 
 test('sends the method, headers and body, and answers with status, headers and body', async () => {
   routes.set('/echo', (_req, res, s) => res.writeHead(201, 'Made', { 'content-type': 'application/json', 'x-multi': ['a', 'b'] }).end(JSON.stringify({ got: s.body })));
-  const res = await modelFetch(`${base}/echo?x=1`, { method: 'POST', headers: new Headers({ 'Content-Type': 'application/json', Authorization: 'Bearer k' }), body: '{"hello":"wörld"}' });
+  const res = await modelFetch(`${srv.base}/echo?x=1`, { method: 'POST', headers: new Headers({ 'Content-Type': 'application/json', Authorization: 'Bearer k' }), body: '{"hello":"wörld"}' });
   expect(res.status).toBe(201);
   expect(res.statusText).toBe('Made');
   expect(res.ok).toBe(true);
-  expect(res.url).toBe(`${base}/echo?x=1`);
+  expect(res.url).toBe(`${srv.base}/echo?x=1`);
   expect(res.headers.get('content-type')).toBe('application/json');
   expect(res.headers.get('x-multi')).toBe('a, b');
   expect(await res.json()).toEqual({ got: '{"hello":"wörld"}' });
@@ -60,9 +30,9 @@ test('sends the method, headers and body, and answers with status, headers and b
 
 test('takes headers as a plain record or pairs, and bytes as a body', async () => {
   routes.set('/echo', (_req, res, s) => res.end(s.body));
-  const a = await modelFetch(`${base}/echo`, { method: 'PUT', headers: { 'X-One': '1' }, body: new TextEncoder().encode('bytes') });
+  const a = await modelFetch(`${srv.base}/echo`, { method: 'PUT', headers: { 'X-One': '1' }, body: new TextEncoder().encode('bytes') });
   expect(await a.text()).toBe('bytes');
-  const b = await modelFetch(new URL(`${base}/echo`), { headers: [['X-Two', '2']] });
+  const b = await modelFetch(new URL(`${srv.base}/echo`), { headers: [['X-Two', '2']] });
   expect(await b.text()).toBe('');
   expect(seen[0]!.headers['x-one']).toBe('1');
   expect(seen[1]!.headers['x-two']).toBe('2');
@@ -76,7 +46,7 @@ test('the body streams: a chunk is readable before the server has finished', asy
     res.write('data: one\n\n');
     finish = () => res.end('data: two\n\n');
   });
-  const res = await modelFetch(`${base}/sse`, { method: 'POST', body: '{}' });
+  const res = await modelFetch(`${srv.base}/sse`, { method: 'POST', body: '{}' });
   const reader = res.body!.getReader();
   const first = await reader.read();
   expect(Buffer.from(first.value!).toString()).toBe('data: one\n\n');
@@ -88,7 +58,7 @@ test('the body streams: a chunk is readable before the server has finished', asy
 
 test('nodeBodyOf gives the Node stream under a Response made here, decoded; none for a Response from elsewhere', async () => {
   routes.set('/z', (_req, res) => res.writeHead(200, { 'content-encoding': 'gzip' }).end(zlib.gzipSync(Buffer.from('data: one\n\n'))));
-  const res = await modelFetch(`${base}/z`);
+  const res = await modelFetch(`${srv.base}/z`);
   const stream = nodeBodyOf(res)!;
   let text = '';
   for await (const piece of stream) text += String(piece);
@@ -102,7 +72,7 @@ test.each([
   ['br', (b: Buffer) => zlib.brotliCompressSync(b)],
 ])('a %s body is decoded', async (encoding, compress) => {
   routes.set('/z', (_req, res) => res.writeHead(200, { 'content-encoding': encoding }).end(compress(Buffer.from('{"ok":true}'))));
-  const res = await modelFetch(`${base}/z`);
+  const res = await modelFetch(`${srv.base}/z`);
   expect(await res.json()).toEqual({ ok: true });
   expect(seen[0]!.headers['accept-encoding']).toBe('gzip, deflate, br');
 });
@@ -110,14 +80,14 @@ test.each([
 test('an aborted signal rejects before anything is sent', async () => {
   const c = new AbortController();
   c.abort();
-  await expect(modelFetch(`${base}/echo`, { signal: c.signal })).rejects.toMatchObject({ name: 'AbortError' });
+  await expect(modelFetch(`${srv.base}/echo`, { signal: c.signal })).rejects.toMatchObject({ name: 'AbortError' });
   expect(seen).toHaveLength(0);
 });
 
 test('aborting while waiting for the answer rejects with the abort reason', async () => {
   routes.set('/slow', () => undefined);
   const c = new AbortController();
-  const p = modelFetch(`${base}/slow`, { method: 'POST', body: '{}', signal: c.signal });
+  const p = modelFetch(`${srv.base}/slow`, { method: 'POST', body: '{}', signal: c.signal });
   while (seen.length === 0) await new Promise((r) => setTimeout(r, 5));
   c.abort();
   await expect(p).rejects.toMatchObject({ name: 'AbortError' });
@@ -129,7 +99,7 @@ test('aborting during the body errors the body stream with the abort reason', as
     res.write('data: one\n\n');
   });
   const c = new AbortController();
-  const res = await modelFetch(`${base}/sse`, { signal: c.signal });
+  const res = await modelFetch(`${srv.base}/sse`, { signal: c.signal });
   const reader = res.body!.getReader();
   await reader.read();
   c.abort();
@@ -149,14 +119,14 @@ test('a server that drops the connection mid-body errors the body stream', async
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.write('data: one\n\n', () => setTimeout(() => res.socket?.destroy(), 20));
   });
-  const res = await modelFetch(`${base}/drop`);
+  const res = await modelFetch(`${srv.base}/drop`);
   await expect(res.text()).rejects.toBeDefined();
 });
 
 test('a redirect is followed (by the global fetch)', async () => {
   routes.set('/old', (_req, res) => res.writeHead(307, { location: '/new' }).end());
   routes.set('/new', (_req, res, s) => res.end(`moved: ${s.body}`));
-  const res = await modelFetch(`${base}/old`, { method: 'POST', body: 'payload' });
+  const res = await modelFetch(`${srv.base}/old`, { method: 'POST', body: 'payload' });
   expect(await res.text()).toBe('moved: payload');
   expect(seen.map((s) => s.url)).toEqual(['/old', '/old', '/new']);
 });
@@ -167,10 +137,10 @@ test('a chunked body goes out as its chunks, in order, with their length; a Blob
   const shared = Buffer.from('{"prompt":"wörld — ', 'utf8');
   const chunks = [shared, Buffer.from('rest"}', 'utf8')];
   const body = () => new ChunkedBody(chunks, shared.byteLength + 6);
-  const direct = await modelFetch(`${base}/echo`, { method: 'POST', body: body() });
+  const direct = await modelFetch(`${srv.base}/echo`, { method: 'POST', body: body() });
   expect(await direct.text()).toBe('{"prompt":"wörld — rest"}');
   expect(seen[0]!.headers['content-length']).toBe(String(Buffer.byteLength('{"prompt":"wörld — rest"}')));
-  const redirected = await modelFetch(`${base}/moved`, { method: 'POST', body: body() });
+  const redirected = await modelFetch(`${srv.base}/moved`, { method: 'POST', body: body() });
   expect(await redirected.text()).toBe('{"prompt":"wörld — rest"}');
   // Still shared: nothing was copied into or out of the caller's chunks.
   expect(shared.toString('utf8')).toBe('{"prompt":"wörld — ');
@@ -178,7 +148,7 @@ test('a chunked body goes out as its chunks, in order, with their length; a Blob
 
 test('the model SDK passes a chunked body through untouched', async () => {
   routes.set('/v1/chat/completions', (_req, res, s) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ echoed: JSON.parse(s.body) })));
-  const client = new OpenAI({ apiKey: 'k', baseURL: `${base}/v1`, fetch: modelFetch, maxRetries: 0 });
+  const client = new OpenAI({ apiKey: 'k', baseURL: `${srv.base}/v1`, fetch: modelFetch, maxRetries: 0 });
   const json = Buffer.from('{"model":"m","messages":[]}', 'utf8');
   const body = new ChunkedBody([json.subarray(0, 10), json.subarray(10)], json.byteLength) as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming;
   const res = await client.chat.completions.create(body, { headers: { 'content-type': 'application/json' } }).asResponse();
@@ -188,7 +158,7 @@ test('the model SDK passes a chunked body through untouched', async () => {
 
 test('a 204 has a null body', async () => {
   routes.set('/none', (_req, res) => res.writeHead(204).end());
-  const res = await modelFetch(`${base}/none`, { method: 'DELETE' });
+  const res = await modelFetch(`${srv.base}/none`, { method: 'DELETE' });
   expect(res.status).toBe(204);
   expect(res.body).toBeNull();
 });
@@ -196,7 +166,7 @@ test('a 204 has a null body', async () => {
 test('other bodies and schemes go to the global fetch', async () => {
   routes.set('/echo', (_req, res, s) => res.end(s.body));
   const form = new URLSearchParams({ a: '1' });
-  const res = await modelFetch(`${base}/echo`, { method: 'POST', body: form });
+  const res = await modelFetch(`${srv.base}/echo`, { method: 'POST', body: form });
   expect(await res.text()).toBe('a=1');
   await expect(modelFetch('data:text/plain,hi')).resolves.toMatchObject({ status: 200 });
 });
@@ -212,7 +182,7 @@ test('the model SDK streams a chat completion through it and sees API errors', a
     for (const t of ['Hel', 'lo']) res.write(`data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: body.model, choices: [{ index: 0, delta: { content: t }, finish_reason: null }] })}\n\n`);
     res.end('data: [DONE]\n\n');
   });
-  const client = new OpenAI({ apiKey: 'k', baseURL: `${base}/v1`, maxRetries: 0, fetch: modelFetch });
+  const client = new OpenAI({ apiKey: 'k', baseURL: `${srv.base}/v1`, maxRetries: 0, fetch: modelFetch });
   const stream = await client.chat.completions.create({ model: 'm', stream: true, messages: [{ role: 'user', content: 'hi' }] });
   let text = '';
   for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
