@@ -58,7 +58,15 @@ export function normalCommand(c: Json | RegisteredCommand, scope: 'global' | 'gu
   };
 }
 
-const byName = (a: Json, b: Json) => String(a.name).localeCompare(String(b.name));
+/**
+ * Any fixed order serves to compare two sets: code-unit order, not `localeCompare`, whose first call loads
+ * ICU's collator and its locale data (~2 MB of the process's RSS at every start with Discord).
+ */
+const byName = (a: Json, b: Json): number => {
+  const x = String(a.name);
+  const y = String(b.name);
+  return x < y ? -1 : x > y ? 1 : 0;
+};
 
 export function sameCommands(registered: RegisteredCommand[], wanted: Json[], scope: 'global' | 'guild'): boolean {
   const a = registered.map((c) => normalCommand(c, scope)).sort(byName);
