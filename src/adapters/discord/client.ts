@@ -20,8 +20,9 @@ export function intentsFor(messageContent: boolean): number {
 }
 
 /**
- * fetch reports a network failure as TypeError('fetch failed'), the system error (its code) as the cause.
- * Read by shape: the error comes from Node's own realm, where `instanceof` against another realm's fails.
+ * plainFetch, as fetch, reports a network failure as TypeError('fetch failed'), the system error (its code)
+ * as the cause. Read by shape: an upload goes through Node's fetch, whose errors come from Node's own realm,
+ * where `instanceof` against another realm's fails.
  */
 function networkCause(err: unknown): unknown {
   const cause = (err as { cause?: unknown } | null)?.cause;

@@ -16,7 +16,7 @@ const https = (): typeof Https => (httpsModule ??= require('node:https') as type
 /** Statuses a client follows to `location`. */
 export const REDIRECTS: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
 /** Statuses whose response has a null body. */
-export const NULL_BODY: ReadonlySet<number> = new Set([101, 103, 204, 205, 304]);
+const NULL_BODY: ReadonlySet<number> = new Set([101, 103, 204, 205, 304]);
 
 /** Byte chunks written as they are (shared bytes go out by reference); checked before bytes, as it may be bytes too. */
 export interface Chunks {
@@ -28,8 +28,21 @@ export type SendBody = string | Uint8Array | Chunks;
 
 const isChunks = (body: SendBody): body is Chunks => typeof body === 'object' && Array.isArray((body as Partial<Chunks>).chunks);
 
-export function abortReason(signal: AbortSignal): unknown {
+function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
+}
+
+/** The http(s) URL a fetch was given as text or a URL; null for a Request, another scheme or what does not parse. */
+export function httpUrl(input: string | URL | Request): URL | null {
+  let url: URL;
+  try {
+    if (typeof input === 'string') url = new URL(input);
+    else if (input instanceof URL) url = input;
+    else return null;
+  } catch {
+    return null;
+  }
+  return url.protocol === 'http:' || url.protocol === 'https:' ? url : null;
 }
 
 /** Request headers as one lower-cased record, from any form fetch accepts. */

@@ -8,7 +8,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
-import { answerBody, discard, headersOf, REDIRECTS, send } from './node-send';
+import { answerBody, discard, headersOf, httpUrl, REDIRECTS, send } from './node-send';
 
 /** Response headers as fetch's Headers reads them: names case-insensitive, repeated values joined by ", ", iterated by name. */
 export class PlainHeaders {
@@ -122,15 +122,6 @@ function plainBody(body: RequestInit['body']): { bytes: string | Uint8Array | un
   if (body instanceof ArrayBuffer) return { bytes: new Uint8Array(body) };
   if (body instanceof URLSearchParams) return { bytes: body.toString(), type: 'application/x-www-form-urlencoded;charset=UTF-8' };
   return undefined;
-}
-
-function httpUrl(input: string | URL): URL | null {
-  try {
-    const url = new URL(input);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url : null;
-  } catch {
-    return null;
-  }
 }
 
 export async function plainFetch(input: string | URL, init: RequestInit = {}): Promise<PlainResponse | Response> {

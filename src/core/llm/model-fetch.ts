@@ -8,7 +8,7 @@
  */
 import type * as http from 'node:http';
 import { Readable } from 'node:stream';
-import { answerBody, discard, headersOf, REDIRECTS, send } from '../http/node-send';
+import { answerBody, discard, headersOf, httpUrl, REDIRECTS, send } from '../http/node-send';
 
 /**
  * A body made of chunks, written as they are: a 40 KB request whose prompt is an agent's shared bytes then
@@ -34,8 +34,8 @@ export class ChunkedBody extends Uint8Array {
 export async function modelFetch(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
   const body = init.body;
   const plainBody = body === undefined || body === null || typeof body === 'string' || body instanceof Uint8Array;
-  const url = typeof input === 'string' ? parseUrl(input) : input instanceof URL ? input : null;
-  if (!plainBody || !url || (url.protocol !== 'http:' && url.protocol !== 'https:')) return fetch(input, forGlobalFetch(init));
+  const url = httpUrl(input);
+  if (!plainBody || !url) return fetch(input, forGlobalFetch(init));
   const signal = init.signal ?? undefined;
   const res = await send(url, init.method ?? 'GET', headersOf(init.headers), body ?? undefined, signal);
   if (REDIRECTS.has(res.statusCode ?? 0) && res.headers.location) {
@@ -47,14 +47,6 @@ export async function modelFetch(input: string | URL | Request, init: RequestIni
 
 /** The global fetch knows nothing of chunks: it gets them as a Blob. */
 const forGlobalFetch = (init: RequestInit): RequestInit => (init.body instanceof ChunkedBody ? { ...init, body: init.body.blob() } : init);
-
-function parseUrl(s: string): URL | null {
-  try {
-    return new URL(s);
-  } catch {
-    return null;
-  }
-}
 
 function toResponse(res: http.IncomingMessage, url: URL, signal?: AbortSignal): Response {
   const stream = answerBody(res, signal);

@@ -4,8 +4,9 @@
  * Appends are serialized and each resolves once its line is written; entries appended while a write is in
  * flight go out together in the next one (a burst of new conversations is a few writes, not one each). The
  * descriptor (O_APPEND) stays open `JOURNAL_HOLD_MS` after the last write, as a trace's does (both on
- * core/held-file-handle.ts), so a burst does not open and close the file for each write. A torn last line left by a crash is closed with a newline
- * before the next append. `read` is tolerant: bad lines are reported with their number.
+ * core/held-file-handle.ts), so a burst does not open and close the file for each write. A torn last line
+ * left by a crash is closed with a newline before the next append. `read` is tolerant: bad lines are
+ * reported with their number.
  */
 import { open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
