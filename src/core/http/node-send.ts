@@ -14,7 +14,7 @@ let httpsModule: typeof Https | undefined;
 const https = (): typeof Https => (httpsModule ??= require('node:https') as typeof Https);
 
 /** Statuses a client follows to `location`. */
-export const REDIRECTS: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+const REDIRECTS: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
 /** Statuses whose response has a null body. */
 const NULL_BODY: ReadonlySet<number> = new Set([101, 103, 204, 205, 304]);
 
@@ -95,8 +95,20 @@ export function send(url: URL, method: string, headers: Record<string, string>, 
   });
 }
 
+/**
+ * Whether an answer redirects (its body is then drained here): the caller hands such a request to the global
+ * fetch, which follows it, or under `redirect: 'manual'` answers with it. Under `redirect: 'error'` this
+ * fails as fetch fails, and nothing is sent again.
+ */
+export function redirects(res: http.IncomingMessage, redirect: RequestInit['redirect']): boolean {
+  if (!REDIRECTS.has(res.statusCode ?? 0) || !res.headers.location) return false;
+  discard(res);
+  if (redirect === 'error') throw new TypeError('fetch failed', { cause: new Error('unexpected redirect') });
+  return true;
+}
+
 /** A body nobody will read: drained, and its late errors heard (an unheard 'error' would end the process). */
-export function discard(res: http.IncomingMessage): void {
+function discard(res: http.IncomingMessage): void {
   res.on('error', () => undefined);
   res.resume();
 }

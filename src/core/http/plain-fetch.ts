@@ -8,7 +8,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
-import { answerBody, discard, headersOf, httpUrl, REDIRECTS, send } from './node-send';
+import { answerBody, headersOf, httpUrl, redirects, send } from './node-send';
 
 /** Response headers as fetch's Headers reads them: names case-insensitive, repeated values joined by ", ", iterated by name. */
 export class PlainHeaders {
@@ -133,11 +133,7 @@ export async function plainFetch(input: string | URL, init: RequestInit = {}): P
   headers.accept ??= '*/*';
   const signal = init.signal ?? undefined;
   const res = await send(url, (init.method ?? 'GET').toUpperCase(), headers, body.bytes, signal);
-  if (REDIRECTS.has(res.statusCode ?? 0) && res.headers.location) {
-    discard(res);
-    if (init.redirect === 'error') throw new TypeError('fetch failed', { cause: new Error('unexpected redirect') });
-    return fetch(input, init);
-  }
+  if (redirects(res, init.redirect)) return fetch(input, init);
   return responseOf(res, url, signal);
 }
 

@@ -3,12 +3,13 @@
  * Node's keep-alive agents; the answer is a standard `Response` streaming the socket (gzip, deflate, br
  * undone; `nodeBodyOf` hands a reader the Node stream itself), and an abort ends the request or the body
  * with the signal's reason. A `ChunkedBody` goes out as its chunks in one gathered write (shared bytes, such
- * as a prompt's JSON, by reference). Other bodies and redirects go to the global fetch. Hand-written because
+ * as a prompt's JSON, by reference). Other bodies and redirects to follow go to the global fetch (under
+ * `redirect: 'error'` a redirect fails as fetch fails, sent once). Hand-written because
  * undici's fetch spends ~0.5 ms of CPU per request in the Fetch standard's machinery.
  */
 import type * as http from 'node:http';
 import { Readable } from 'node:stream';
-import { answerBody, discard, headersOf, httpUrl, REDIRECTS, send } from '../http/node-send';
+import { answerBody, headersOf, httpUrl, redirects, send } from '../http/node-send';
 
 /**
  * A body made of chunks, written as they are: a 40 KB request whose prompt is an agent's shared bytes then
@@ -38,10 +39,7 @@ export async function modelFetch(input: string | URL | Request, init: RequestIni
   if (!plainBody || !url) return fetch(input, forGlobalFetch(init));
   const signal = init.signal ?? undefined;
   const res = await send(url, init.method ?? 'GET', headersOf(init.headers), body ?? undefined, signal);
-  if (REDIRECTS.has(res.statusCode ?? 0) && res.headers.location) {
-    discard(res);
-    return fetch(input, forGlobalFetch(init));
-  }
+  if (redirects(res, init.redirect)) return fetch(input, forGlobalFetch(init));
   return toResponse(res, url, signal);
 }
 

@@ -131,6 +131,14 @@ test('a redirect is followed (by the global fetch)', async () => {
   expect(seen.map((s) => s.url)).toEqual(['/old', '/old', '/new']);
 });
 
+test('a redirect is refused under redirect: error, as fetch refuses it, without sending the request again', async () => {
+  routes.set('/old', (_req, res) => res.writeHead(308, { location: '/new' }).end());
+  const refused = await modelFetch(`${srv.base}/old`, { method: 'POST', body: 'payload', redirect: 'error' }).then(() => undefined, (e: unknown) => e);
+  expect(refused).toBeInstanceOf(TypeError);
+  expect((refused as Error).message).toBe('fetch failed');
+  expect(seen.map((s) => s.url)).toEqual(['/old']);
+});
+
 test('a chunked body goes out as its chunks, in order, with their length; a Blob for the global fetch (a redirect)', async () => {
   routes.set('/echo', (_req, res, s) => res.end(s.body));
   routes.set('/moved', (_req, res) => res.writeHead(308, { location: '/echo' }).end());
