@@ -36,8 +36,9 @@ const VENDOR = {
   openai: ['openai'],
 };
 
-// Packages an SDK requires as it loads but uses only on a path a gateway may never take: in its vendor
-// bundle each is a stand-in that runs the real one at first use (the build fails if one no longer matches).
+// Packages an SDK (or, as vendor 'gateway', a package of the main bundle) requires as it loads but uses only
+// on a path a gateway may never take: in its bundle each is a stand-in that runs the real one at first use
+// (the build fails if one no longer matches).
 // Socket Mode's client (Bolt loads it for every Slack app) brings its own undici, ~2.3 MB of heap once
 // run, used only to open a Socket Mode connection; node-fetch (grammY's) runs whatwg-url and tr46's
 // tables, ~2.3 MB, for Nodes without a URL class.
@@ -46,6 +47,9 @@ const LAZY = [
   { vendor: 'grammy', importer: 'node-fetch', module: 'whatwg-url' },
   // @discordjs/rest requires undici for its default transport; the adapter's requests go through Node's fetch.
   { vendor: 'discord', importer: '@discordjs/rest', module: 'undici' },
+  // In the main bundle ('gateway'): prom-client's CPU metric requires the OpenTelemetry API at load, for the
+  // exemplars the gateway never enables: its source and what running it builds, ~0.25 MB of an idle heap.
+  { vendor: 'gateway', importer: 'prom-client', module: '@opentelemetry/api' },
 ];
 
 // Statements a vendored package runs at load that cost an idle gateway memory and do nothing on Node 20, cut
@@ -120,12 +124,13 @@ const loaderPlugin = {
 const { lazyModuleSource, knownOf } = lazyModule;
 
 /**
- * In a vendor bundle, its LAZY modules as stand-ins (scripts/lazy-module.js) that load the real one at first
- * use from a bundle of its own beside it, `<vendor>.<module>.js`: a module bundled inside would be source text
- * held in the heap of every process that loads the vendor bundle (undici's is ~0.6 MB) whether it ever runs
- * or not. `lazyFiles` gets the real module's path per bundle file, for building those afterwards. What the
- * module requires goes into its own bundle, so a LAZY module must share no file with the rest of its vendor
- * bundle (a second copy would fail `instanceof` across the two): the build checks it.
+ * In a vendor bundle (or the main bundle, as vendor `gateway`), its LAZY modules as stand-ins
+ * (scripts/lazy-module.js) that load the real one at first use from a bundle of its own in dist/src/vendor,
+ * `<vendor>.<module>.js`: a module bundled inside would be source text held in the heap of every process that
+ * loads the bundle (undici's is ~0.6 MB) whether it ever runs or not. `lazyFiles` gets the real module's path
+ * per bundle file, for building those afterwards. What the module requires goes into its own bundle, so a
+ * LAZY module must share no file with the rest of the bundle that requires it (a second copy would fail
+ * `instanceof` across the two): the build checks it.
  */
 const lazyApplied = new Set();
 const lazyFiles = new Map();
@@ -151,7 +156,9 @@ function lazyPlugin(vendor) {
       b.onResolve({ filter: /bundle-loader\.js$/, namespace: 'lazy' }, (args) => ({ path: args.path, external: true }));
       b.onLoad({ filter: /.*/, namespace: 'lazy' }, (args) => {
         const { file } = args.pluginData;
-        const load = `require('../gateway/bundle-loader.js').loadBundle(require('node:path').join(__dirname, ${JSON.stringify(file)}))`;
+        const load = vendor === 'gateway'
+          ? `require('./bundle-loader.js').loadBundle(require('node:path').join(__dirname, '../vendor', ${JSON.stringify(file)}))`
+          : `require('../gateway/bundle-loader.js').loadBundle(require('node:path').join(__dirname, ${JSON.stringify(file)}))`;
         return { contents: lazyModuleSource(load, knownOf(createRequire(args.path)(args.path))), resolveDir: root, loader: 'js' };
       });
     },
@@ -190,10 +197,10 @@ const main = await build({
   // A trace's line and column in the bundle map back to src/ with it; the vendor bundles keep names only.
   sourcemap: 'external',
   external: outside.flatMap((d) => [d, `${d}/*`]),
-  plugins: [vendorPlugin(undefined), loaderPlugin],
+  plugins: [vendorPlugin(undefined), loaderPlugin, lazyPlugin('gateway')],
 });
-/** The input files of each vendor bundle, by name. */
-const vendorInputs = new Map();
+/** The input files of each vendor bundle, by name ('gateway': the main bundle). */
+const vendorInputs = new Map([['gateway', new Set(Object.keys(main.metafile.inputs))]]);
 for (const [name, pkgs] of Object.entries(VENDOR)) {
   const outfile = join(vendorDir, `${name}.js`);
   outputs.push(outfile);

@@ -155,6 +155,7 @@ describe('the gateway process', () => {
 const HOOK = resolve(__dirname, '../fixtures/hooks/record-packages.js');
 const PLATFORM_SDKS = ['grammy', '@slack/bolt', '@slack/web-api', 'discord.js', '@discordjs/ws'];
 const GATEWAY_BUNDLE = 'dist/src/gateway/cli.bundle.js';
+const OTEL_BUNDLE = 'dist/src/vendor/gateway.@opentelemetry-api.js';
 const VENDOR = { express: 'dist/src/vendor/express.js', grammy: 'dist/src/vendor/grammy.js', slack: 'dist/src/vendor/slack.js', discord: 'dist/src/vendor/discord.js', openai: 'dist/src/vendor/openai.js' };
 
 /**
@@ -192,6 +193,21 @@ describe('load only what is configured', () => {
     // Nothing at start speaks TLS: prom-client's Pushgateway and the model's https transport stay unloaded.
     expect(builtins).toContain('http');
     for (const tls of ['tls', 'https']) expect(builtins).not.toContain(tls);
+  });
+
+  it('the process metrics are collected without the OpenTelemetry API, which only exemplars would use', async () => {
+    const r = await recorded();
+    const metrics = await fetch(`${r.gw.url}/metrics`, { headers: auth });
+    expect(metrics.status).toBe(200);
+    expect(await metrics.text()).toMatch(/process_cpu_seconds_total \d/);
+    const { packages, own } = await r.loaded();
+    expect(own).not.toContain(OTEL_BUNDLE);
+    expect(packages).not.toContain('@opentelemetry/api');
+    // The main bundle holds a stand-in, not the package, and this is what the stand-in loads at first use
+    // (scripts/build-server.mjs, LAZY).
+    expect(await readFile(resolve(__dirname, '../..', GATEWAY_BUNDLE), 'utf8')).not.toContain('"node_modules/@opentelemetry/api/');
+    const api = (require(resolve(__dirname, '../../dist/src/gateway/bundle-loader.js')) as { loadBundle(f: string): { trace: { getSpan: unknown } } }).loadBundle(resolve(__dirname, '../..', OTEL_BUNDLE));
+    expect(typeof api.trace.getSpan).toBe('function');
   });
 
   it('the model SDK comes with the first model request, still no platform or MCP SDK', async () => {
