@@ -3,9 +3,10 @@
  * Whether dist/ was built from the sources as they are now, decided by mtimes alone (cheap: no compiler).
  * `npm run build` calls `begin` first (drops dist/.build-stamp, marks the start time) and `end` last (the
  * mark becomes the stamp), so a failed build leaves no stamp and an edit made during a build is newer than
- * it. Inputs are every file and directory under src/ and scripts/ (a directory's mtime changes when a file
- * in it is added, removed or renamed) plus tsconfig.json, package.json and package-lock.json. A tree
- * without src/ (the installed package) is always current. CLI: `node scripts/build-state.js begin|end|ensure`.
+ * it. Inputs are every file and directory under src/ and scripts/, and under bench/ and test/, which tsc
+ * compiles into dist/ as well (a directory's mtime changes when a file in it is added, removed or renamed),
+ * plus tsconfig.json, package.json and package-lock.json. A tree without src/ (the installed package) is
+ * always current. CLI: `node scripts/build-state.js begin|end|ensure` (`npm start`, `npm test`, `npm pack`).
  */
 'use strict';
 const { spawnSync } = require('node:child_process');
@@ -14,7 +15,7 @@ const { basename, join, relative } = require('node:path');
 
 const STAMP = join('dist', '.build-stamp');
 const PENDING = join('dist', '.build-pending');
-const INPUT_DIRS = ['src', 'scripts'];
+const INPUT_DIRS = ['src', 'scripts', 'bench', 'test'];
 const INPUT_FILES = ['tsconfig.json', 'package.json', 'package-lock.json'];
 
 /** The first input newer than `since` (ms), or undefined. Stops at the first one found. */

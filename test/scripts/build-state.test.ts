@@ -1,7 +1,7 @@
 /**
  * scripts/build-state.js, the check `npm start` and `npm pack` make before running anything: a tree is
  * current only when a finished build's stamp is newer than every input (each file and directory under
- * src/ and scripts/, tsconfig.json, package.json, package-lock.json). An edited, added or deleted source,
+ * src/, scripts/, bench/ and test/, tsconfig.json, package.json, package-lock.json). An edited, added or deleted source,
  * a build that failed or was still running, and an edit made during a build all make it stale; a tree
  * without src/ (the installed package) is always current. Mtimes are set explicitly, never waited for.
  */
@@ -53,6 +53,24 @@ it('names the input that changed since the build', () => {
   built();
   at('package-lock.json', 10);
   expect(bs.buildState(root)).toEqual({ current: false, reason: 'package-lock.json changed since the last build' });
+});
+
+it('counts the tests and benchmarks, which the build compiles into dist/ too', () => {
+  mkdirSync(join(root, 'test/fakes'), { recursive: true });
+  writeFileSync(join(root, 'test/fakes/server.ts'), 'x');
+  mkdirSync(join(root, 'bench'));
+  writeFileSync(join(root, 'bench/run.ts'), 'x');
+  for (const p of ['test', 'test/fakes', 'bench']) at(p, 200);
+  at('bench/run.ts', 200);
+  built();
+  at('test/fakes/server.ts', 200);
+  expect(bs.buildState(root)).toEqual({ current: true });
+  at('test/fakes/server.ts', 10);
+  expect(bs.buildState(root)).toEqual({ current: false, reason: `${join('test', 'fakes', 'server.ts')} changed since the last build` });
+  built();
+  at('test/fakes/server.ts', 200);
+  at('bench/run.ts', 10);
+  expect(bs.buildState(root)).toEqual({ current: false, reason: `${join('bench', 'run.ts')} changed since the last build` });
 });
 
 it('sees a deleted or added source through its directory', () => {
