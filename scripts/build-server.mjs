@@ -80,13 +80,16 @@ const common = {
   logLevel: 'warning',
 };
 
+/** The executable's loader as a bundle requires it: from the main bundle beside it, or from dist/src/vendor. */
+const loaderFrom = (inMainBundle) => (inMainBundle ? './bundle-loader.js' : '../gateway/bundle-loader.js');
+
 /**
  * A package of a vendor bundle is its entry in that file, loaded at first require by the loader the
  * executable already loaded (dist/src/gateway/bundle-loader.js, beside the main bundle): in the main
  * bundle every vendored package, in a vendor bundle those of the others (`own` is the one being built).
  */
 function vendorPlugin(own) {
-  const loader = own ? '../gateway/bundle-loader.js' : './bundle-loader.js';
+  const loader = loaderFrom(own === undefined);
   return {
     name: 'vendor',
     setup(b) {
@@ -156,9 +159,7 @@ function lazyPlugin(vendor) {
       b.onResolve({ filter: /bundle-loader\.js$/, namespace: 'lazy' }, (args) => ({ path: args.path, external: true }));
       b.onLoad({ filter: /.*/, namespace: 'lazy' }, (args) => {
         const { file } = args.pluginData;
-        const load = vendor === 'gateway'
-          ? `require('./bundle-loader.js').loadBundle(require('node:path').join(__dirname, '../vendor', ${JSON.stringify(file)}))`
-          : `require('../gateway/bundle-loader.js').loadBundle(require('node:path').join(__dirname, ${JSON.stringify(file)}))`;
+        const load = `require(${JSON.stringify(loaderFrom(vendor === 'gateway'))}).loadBundle(require('node:path').join(__dirname, '../vendor', ${JSON.stringify(file)}))`;
         return { contents: lazyModuleSource(load, knownOf(createRequire(args.path)(args.path))), resolveDir: root, loader: 'js' };
       });
     },
