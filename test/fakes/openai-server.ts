@@ -42,6 +42,8 @@ export interface StreamOptions {
   cutAfter?: number;
   /** Send this many chunks, then nothing more while keeping the connection open. */
   stallAfter?: number;
+  /** Send every chunk and the end in one write: what a client reads at once when it was busy as they came. */
+  together?: boolean;
 }
 
 export type ScriptedResponse =
@@ -214,6 +216,10 @@ export class FakeOpenAIServer {
 
   private async sendStream(res: http.ServerResponse, r: Extract<ScriptedResponse, { kind: 'stream' }>): Promise<void> {
     this.sseHead(res);
+    if (r.together) {
+      res.end(`${r.chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join('')}${r.done !== false ? 'data: [DONE]\n\n' : ''}`);
+      return;
+    }
     let sent = 0;
     for (const c of r.chunks) {
       if (r.cutAfter !== undefined && sent >= r.cutAfter) { res.socket?.destroy(); return; }

@@ -194,10 +194,8 @@ export class GenerativeModel implements LLMInterface {
       for (;;) {
         const r = await reader.next();
         if (r.kind === 'chunks') {
-          for (const chunk of r.chunks) {
-            yield* tr.push(chunk as ChunkLike);
-            if (tr.malformed !== undefined) return yield* fail({ status: 'malformed', errorMessage: tr.malformed });
-          }
+          yield* tr.pushAll(r.chunks as ChunkLike[]);
+          if (tr.malformed !== undefined) return yield* fail({ status: 'malformed', errorMessage: tr.malformed });
           continue;
         }
         if (r.kind === 'end') {

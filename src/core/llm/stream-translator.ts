@@ -76,13 +76,32 @@ export class ChatStreamTranslator {
   /** Why the stream is invalid (set on the first bad tool call); the caller stops reading. */
   malformed: string | undefined;
 
+  /** The last delta made (text, thinking or a call's arguments), to join the next piece into while both are in one list. */
+  private lastDelta: OmniMessage | undefined;
+
   constructor(private readonly ids: ToolCallIdRegistry) {}
 
   push(chunk: ChunkLike): OmniMessage[] {
     const out: OmniMessage[] = [];
+    this.pushInto(out, chunk);
+    return out;
+  }
+
+  /**
+   * Chunks that arrived together, as one list in which each segment's consecutive deltas are one delta:
+   * a busy process that read several chunks at once hands its consumers one piece instead of many.
+   */
+  pushAll(chunks: readonly ChunkLike[]): OmniMessage[] {
+    const out: OmniMessage[] = [];
+    // After a malformed chunk every later one adds nothing (pushInto).
+    for (const chunk of chunks) this.pushInto(out, chunk);
+    return out;
+  }
+
+  private pushInto(out: OmniMessage[], chunk: ChunkLike): void {
     if (chunk.usage) this.usage = chunk.usage;
     const choice = chunk.choices?.find((c) => (c.index ?? 0) === 0);
-    if (!choice || this.finishReason !== undefined || this.malformed !== undefined) return out;
+    if (!choice || this.finishReason !== undefined || this.malformed !== undefined) return;
     const d = choice.delta ?? {};
     const rc = str(d.reasoning_content);
     const reasoning = rc !== '' ? rc : str(d.reasoning);
@@ -97,7 +116,6 @@ export class ChatStreamTranslator {
       this.finishReason = choice.finish_reason;
       this.finish(out);
     }
-    return out;
   }
 
   /** Close whatever is still open with `reason` (abort, timeout, errors, truncation). */
@@ -132,7 +150,14 @@ export class ChatStreamTranslator {
       out.push(kind === 'thinking' ? b.partialThinking('start') : b.partialText('start'));
     }
     this.segment!.text += piece;
-    out.push(kind === 'thinking' ? b.partialThinking('delta', piece) : b.partialText('delta', piece));
+    const last = out[out.length - 1];
+    if (same && last !== undefined && last === this.lastDelta) {
+      // The previous piece of this segment is still in this list: one delta carries both.
+      const joined = (kind === 'thinking' ? (last.payload as { thinking: string }).thinking : (last.payload as { text: string }).text) + piece;
+      out[out.length - 1] = this.lastDelta = kind === 'thinking' ? b.partialThinking('delta', joined) : b.partialText('delta', joined);
+      return;
+    }
+    out.push((this.lastDelta = kind === 'thinking' ? b.partialThinking('delta', piece) : b.partialText('delta', piece)));
   }
 
   private closeSegment(out: OmniMessage[], reason: StopReason): void {
@@ -207,10 +232,14 @@ export class ChatStreamTranslator {
   }
 
   private flushArgs(out: OmniMessage[], c: Call): void {
-    if (c.streamed < c.args.length) {
-      out.push(b.partialToolCall('delta', c.id!, '', c.args.slice(c.streamed)));
-      c.streamed = c.args.length;
-    }
+    if (c.streamed >= c.args.length) return;
+    const last = out[out.length - 1];
+    if (last !== undefined && last === this.lastDelta && (last.payload as { tool_call_id?: string }).tool_call_id === c.id) {
+      // This call's previous delta is still in this list: one delta carries both pieces.
+      const joined = (last.payload as { arguments: string }).arguments + c.args.slice(c.streamed);
+      out[out.length - 1] = this.lastDelta = b.partialToolCall('delta', c.id!, '', joined);
+    } else out.push((this.lastDelta = b.partialToolCall('delta', c.id!, '', c.args.slice(c.streamed))));
+    c.streamed = c.args.length;
   }
 
   /** `validate`: a natural end (not an interruption), so the arguments must parse. */

@@ -15,11 +15,23 @@ test('text streams as one segment, then token_usage last', async () => {
   server.enqueue(turn({ text: 'Hello there, friend!', size: 5 }));
   const { msgs, outcome } = await collect(model().streamGenerate({ newMessages: hi() }));
   expect(outcome).toEqual({ status: 'completed' });
-  expect(shape(msgs)).toEqual([
-    'partial_text:start', 'partial_text:delta', 'partial_text:delta', 'partial_text:delta', 'partial_text:delta',
-    'partial_text:stop', 'text', 'token_usage',
-  ]);
+  // Four pieces of five characters; pieces read at once are one delta (next test), so 1 to 4 deltas.
+  const s = shape(msgs);
+  expect(s[0]).toBe('partial_text:start');
+  expect(s.slice(-3)).toEqual(['partial_text:stop', 'text', 'token_usage']);
+  const deltas = msgs.slice(1, -3);
+  expect(deltas.length).toBeGreaterThanOrEqual(1);
+  expect(deltas.every((m) => isPayload(m, 'partial_text') && m.payload.event_type === 'delta')).toBe(true);
+  expect(deltas.map((m) => (m.payload as { text: string }).text).join('')).toBe('Hello there, friend!');
   expect(texts(msgs)[0].payload).toMatchObject({ role: 'assistant', text: 'Hello there, friend!', stop_reason: 'completed' });
+});
+
+test('pieces that arrive together reach the consumer as one delta', async () => {
+  server.enqueue(turn({ text: 'Hello there, friend!', size: 5 }, { together: true }));
+  const { msgs, outcome } = await collect(model().streamGenerate({ newMessages: hi() }));
+  expect(outcome).toEqual({ status: 'completed' });
+  expect(shape(msgs)).toEqual(['partial_text:start', 'partial_text:delta', 'partial_text:stop', 'text', 'token_usage']);
+  expect(msgs[1].payload).toMatchObject({ text: 'Hello there, friend!' });
 });
 
 test.each(['reasoning_content', 'reasoning'] as const)('reasoning via %s becomes thinking with its field recorded, then is replayed through it', async (field) => {

@@ -94,3 +94,52 @@ test('closeOpen closes text and every named call with the given reason, in order
   assertStreamDiscipline(msgs);
   expect(toolCalls(msgs).map((m) => [m.payload.tool_call_id, m.payload.stop_reason, m.payload.arguments])).toEqual([['a', 'timeout', '{"a":'], ['b', 'timeout', '{"b":']]);
 });
+
+describe('chunks that arrived together (pushAll)', () => {
+  const thinking = (reasoning_content: string): ChunkLike => ({ choices: [{ index: 0, delta: { reasoning_content } }] });
+  const deltas = (msgs: OmniMessage[]) => msgs.filter((m) => (m.payload as { event_type?: string }).event_type === 'delta');
+
+  test('one delta per segment carries every piece of the batch; the complete messages are those of one-by-one', () => {
+    const chunks = [thinking('let '), thinking('me '), thinking('see'), text('Hel'), text('lo'), text(' there'), finish('stop')];
+    const tr = new ChatStreamTranslator(new ToolCallIdAllocator());
+    const all = tr.pushAll(chunks);
+    assertStreamDiscipline(all);
+    expect(shape(all)).toEqual([
+      'partial_thinking:start', 'partial_thinking:delta', 'partial_thinking:stop', 'thinking',
+      'partial_text:start', 'partial_text:delta', 'partial_text:stop', 'text',
+    ]);
+    expect(deltas(all).map((m) => (m.payload as { thinking?: string; text?: string }).thinking ?? (m.payload as { text: string }).text)).toEqual(['let me see', 'Hello there']);
+    const { tr: one } = run(chunks);
+    expect(tr.produced.map((m) => m.payload)).toEqual(one.produced.map((m) => m.payload));
+  });
+
+  test('batches are not joined with each other: each hands over what it read', () => {
+    const tr = new ChatStreamTranslator(new ToolCallIdAllocator());
+    const first = tr.pushAll([text('a'), text('b')]);
+    const second = tr.pushAll([text('c'), text('d'), finish('stop')]);
+    expect(deltas(first).map((m) => (m.payload as { text: string }).text)).toEqual(['ab']);
+    expect(deltas(second).map((m) => (m.payload as { text: string }).text)).toEqual(['cd']);
+    assertStreamDiscipline([...first, ...second]);
+    expect(tr.produced.map((m) => (m.payload as { text: string }).text)).toEqual(['abcd']);
+  });
+
+  test("a call's argument pieces are one delta; two calls' deltas stay apart and the calls are those of one-by-one", () => {
+    const chunks = [tc(head(0, 'a', 'f')), tc(head(1, 'b', 'g')), tc(arg(0, '{"x":')), tc(arg(1, '{"y":')), tc(arg(0, '1}')), tc(arg(1, '2}')), finish()];
+    const tr = new ChatStreamTranslator(new ToolCallIdAllocator());
+    const all = tr.pushAll(chunks);
+    assertStreamDiscipline(all);
+    expect(deltas(all).map((m) => [(m.payload as { tool_call_id: string }).tool_call_id, (m.payload as { arguments: string }).arguments])).toEqual([['a', '{"x":1}'], ['b', '{"y":2}']]);
+    expect(toolCalls(all).map((m) => [m.payload.tool_call_id, m.payload.arguments])).toEqual([['a', '{"x":1}'], ['b', '{"y":2}']]);
+    const { all: one } = run(chunks);
+    expect(toolCalls(all).map((m) => m.payload)).toEqual(toolCalls(one).map((m) => m.payload));
+    // chunk by chunk the same stream has one delta per fragment
+    expect(deltas(one)).toHaveLength(4);
+  });
+
+  test('stops at the chunk that makes the stream malformed', () => {
+    const tr = new ChatStreamTranslator(new ToolCallIdAllocator());
+    const all = tr.pushAll([tc(head(0, 'a', 'f', '{}')), tc(head(1, 'b', 'g', '{}')), tc(arg(0, ',"x":1}')), text('never')]);
+    expect(tr.malformed).toMatch(/continued after it was complete/);
+    expect(shape(all)).not.toContain('partial_text:start');
+  });
+});
