@@ -4,7 +4,7 @@
  * trace writer, context engine, subagent runner) and resumes them from their latest trace file by
  * positional replay. `resumeSession` reports every failure as a typed result, never by throwing.
  */
-import { mkdir, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import * as b from '../omnimessage/builders';
 import { zeroCounts } from '../omnimessage/tokens';
@@ -19,6 +19,7 @@ import { TraceWriter } from '../trace/writer';
 import { validateAgentOptions, type AgentOptions, type ModelDescriptor, type ModelFactoryContext, type TracedSessionInfo } from './options';
 import { defineLazy } from '../lazy-property';
 import { randomHex } from '../random-hex';
+import { makeDirSync } from '../make-dir-sync';
 import { PromptShare, withHeldPrompt, type HeldPrompt } from './prompt-share';
 import { Session, type SessionCore } from './session';
 import { SessionSubagentRunner, type SubagentSpawnPlan } from './subagents';
@@ -82,14 +83,20 @@ export function createAgent(rawOptions: AgentOptions): Agent {
 class AgentImpl implements Agent {
   readonly projectId: string;
   readonly agentId: string;
-  private readonly agentDir: string;
+  /** The agent's directories, resolved once (every new session names them). */
+  private readonly stateDir: string;
+  private readonly workspacesDir: string;
+  private readonly scratchpadRoot: string;
   /** Every session's system prompt is kept as this agent's shared head plus its own rest. */
   private readonly prompts = new PromptShare();
 
   constructor(readonly options: AgentOptions) {
     this.projectId = options.projectId;
     this.agentId = options.agentId;
-    this.agentDir = dirname(resolve(options.agentStateDir));
+    this.stateDir = resolve(options.agentStateDir);
+    const agentDir = dirname(this.stateDir);
+    this.workspacesDir = options.workspacesDir ? resolve(options.workspacesDir) : join(agentDir, 'workspaces');
+    this.scratchpadRoot = options.scratchpadDir ? resolve(options.scratchpadDir) : join(agentDir, 'scratchpad');
   }
 
   async createSession(opts: CreateSessionOptions = {}): Promise<Session> {
@@ -166,13 +173,13 @@ class AgentImpl implements Agent {
       workspace = resolve(opts.workspace);
       if (!(await isDirectory(workspace))) throw new TypeError(`createSession: workspace is not an existing directory: ${workspace}`);
     } else {
-      workspace = join(this.options.workspacesDir ? resolve(this.options.workspacesDir) : join(this.agentDir, 'workspaces'), `tmp-${randomHex(4)}`);
-      await mkdir(workspace, { recursive: true });
+      workspace = join(this.workspacesDir, `tmp-${randomHex(4)}`);
+      makeDirSync(workspace);
     }
     const assembled = await this.options.systemPrompt({
       projectId: this.projectId,
       agentId: this.agentId,
-      agentStateDir: resolve(this.options.agentStateDir),
+      agentStateDir: this.stateDir,
       sessionId: id,
       workspace,
       ...(opts.workspace === undefined ? { freshWorkspace: true } : {}),
@@ -186,7 +193,7 @@ class AgentImpl implements Agent {
       model_id: model.modelId,
       model_context_window: model.contextWindow ?? 'unknown',
       system_prompt: systemPrompt.text(),
-      agent_state: resolve(this.options.agentStateDir),
+      agent_state: this.stateDir,
       workspace,
       source: opts.source,
     }), systemPrompt);
@@ -208,8 +215,8 @@ class AgentImpl implements Agent {
 
   private async build(x: Build): Promise<Session> {
     const o = this.options;
-    const scratchpadDir = join(o.scratchpadDir ? resolve(o.scratchpadDir) : join(this.agentDir, 'scratchpad'), x.id);
-    await mkdir(scratchpadDir, { recursive: true });
+    const scratchpadDir = join(this.scratchpadRoot, x.id);
+    makeDirSync(scratchpadDir);
     const thinkingLevel = o.engine?.thinking_level ?? 'medium';
     const prompt = x.systemPrompt;
     // The prompt is read where it is used, so a factory that keeps the context keeps no copy of it.

@@ -8,7 +8,6 @@
 import type { BackgroundNotice } from '../interfaces';
 import type { OmniMessage, TokenCounts } from '../omnimessage/types';
 import { buildCarryOver } from './carry-over';
-import { anySignal } from './clock';
 import type { Compactability } from './compaction';
 import { manualCompaction } from './compaction-entry';
 import { EngineCore } from './engine-core';
@@ -124,18 +123,16 @@ export class ContextEngine {
     hostSignal: AbortSignal | undefined,
   ): AsyncGenerator<OmniMessage, void, undefined> {
     const ac = new AbortController();
-    const link = anySignal([hostSignal]);
-    const onAbort = (): void => ac.abort(link.signal.reason);
-    link.signal.addEventListener('abort', onAbort, { once: true });
-    if (link.signal.aborted) ac.abort(link.signal.reason);
+    const onAbort = (): void => ac.abort(hostSignal?.reason);
+    if (hostSignal?.aborted) ac.abort(hostSignal.reason);
+    else hostSignal?.addEventListener('abort', onAbort, { once: true });
     this.current = ac;
     let finished = false;
     try {
       yield* body(ac.signal);
       finished = true;
     } finally {
-      link.signal.removeEventListener('abort', onAbort);
-      link.detach();
+      hostSignal?.removeEventListener('abort', onAbort);
       if (!finished) {
         ac.abort();
         this.salvageAtRisk();
