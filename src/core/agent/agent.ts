@@ -215,8 +215,8 @@ class AgentImpl implements Agent {
 
   private async build(x: Build): Promise<Session> {
     const o = this.options;
+    // Made by the session's Environment at its first tool call: most sessions never need it.
     const scratchpadDir = join(this.scratchpadRoot, x.id);
-    makeDirSync(scratchpadDir);
     const thinkingLevel = o.engine?.thinking_level ?? 'medium';
     const prompt = x.systemPrompt;
     // The prompt is read where it is used, so a factory that keeps the context keeps no copy of it.

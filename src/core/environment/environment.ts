@@ -4,6 +4,7 @@
  * one complete `tool_call_output`: unknown tools and bad arguments become `failed` outputs that say what
  * was wrong, and every tool runs through the central close-out. Nothing here throws at the engine.
  */
+import { mkdir } from 'node:fs/promises';
 import * as b from '../omnimessage/builders';
 import type { OmniMessage } from '../omnimessage/types';
 import type {
@@ -52,6 +53,11 @@ export class Environment implements EnvironmentInterface {
   private readonly envPolicy: SubprocessEnvPolicy;
   private readonly confinement?: PathConfinement;
   private connectEventsSent = false;
+  /**
+   * The session scratchpad is made at the first tool call, not with the session: most sessions never run a
+   * tool, and a burst of new conversations should not wait on a mkdir each. Memoized while it succeeds.
+   */
+  private scratchpadMade?: Promise<string | null>;
   private disposing: Promise<void> | null = null;
 
   constructor(private readonly config: EnvironmentConfig, private readonly options: EnvironmentOptions = {}) {
@@ -111,6 +117,11 @@ export class Environment implements EnvironmentInterface {
       return [...(delta ? [delta] : []), ...(await frame.close({ stopReason: 'failed' }))];
     };
     try {
+      const problem = await this.makeScratchpad();
+      if (problem) {
+        for (const m of await fail(problem)) yield m;
+        return;
+      }
       const resolved = await this.resolve(name, request.signal);
       if (!resolved && request.signal?.aborted) {
         // Aborted while MCP servers were still connecting: the call was interrupted, not unknown.
@@ -171,6 +182,20 @@ export class Environment implements EnvironmentInterface {
     const tool = this.mcp.listTools().find((t) => t.definition.name === name);
     // MCP servers validate their own arguments; here only the JSON-object shape is checked.
     return tool ? { tool, check: (args) => ({ ok: true, value: args }) } : null;
+  }
+
+  /** Null once the scratchpad exists (sandboxed commands bind it, tools write there); else why it cannot. */
+  private makeScratchpad(): Promise<string | null> {
+    const dir = this.config.sessionScratchpadDir;
+    if (!dir) return Promise.resolve(null);
+    this.scratchpadMade ??= mkdir(dir, { recursive: true }).then(
+      () => null,
+      (err: unknown) => {
+        this.scratchpadMade = undefined;
+        return `Cannot create the session scratchpad ${dir}: ${errorMessage(err)}`;
+      },
+    );
+    return this.scratchpadMade;
   }
 
   /** This Environment's implementation of a built-in tool, made at its first call. */

@@ -19,13 +19,14 @@ const dirs = new TempDirs();
 afterEach(() => dirs.cleanup());
 
 describe('Agent / Session', () => {
-  test('createSession freezes a session_meta, makes a temp workspace and scratchpad, and wires the builders', async () => {
+  test('createSession freezes a session_meta, makes a temp workspace (the scratchpad waits for a tool), and wires the builders', async () => {
     const r = await agentRig(dirs, { scripts: [new ScriptedModels([turn.text('hi there')])], tools: { read_file: { permission: 'r' } } });
     const s = await r.agent.createSession();
     expect(s.id).toMatch(/^session-\d{4}-\d{2}-\d{2}-\d{2}-\d{2}-\d{2}-[0-9a-f]{8}$/);
     expect(s.workspace).toMatch(/agents\/default_agent\/workspaces\/tmp-[0-9a-f]{8}$/);
     expect((await stat(s.workspace)).isDirectory()).toBe(true);
-    expect((await stat(s.scratchpadDir)).isDirectory()).toBe(true);
+    expect(s.scratchpadDir).toBe(join(r.root, 'default_project', 'agents', 'default_agent', 'scratchpad', s.id));
+    await expect(stat(s.scratchpadDir)).rejects.toThrow(/ENOENT/);
     expect(s.meta.payload).toEqual({
       session_id: s.id, provider: 'fake', model_id: 'scripted', model_context_window: 64000,
       system_prompt: `You are default_agent in ${s.workspace}.`, agent_state: r.agentStateDir, workspace: s.workspace,

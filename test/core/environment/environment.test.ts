@@ -1,10 +1,13 @@
 /**
  * Environment assembly and the executeTool boundary: tool list and order, forModel, call_description,
- * permissions, unknown tools and bad arguments answered as failed outputs (never exceptions).
+ * permissions, unknown tools and bad arguments answered as failed outputs (never exceptions), and the
+ * session scratchpad made at the first tool call.
  */
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
 import type { ToolDefinitionConfig } from '../../../src/core/interfaces';
 import { DEFAULT_BUILTIN_TOOLS } from '../../../src/core/environment/default-tools';
-import { call, makeEnv, removeTempDirs } from './helpers';
+import { call, makeEnv, removeTempDirs, tempDir } from './helpers';
 
 afterAll(removeTempDirs);
 const { env } = makeEnv();
@@ -129,5 +132,37 @@ describe('executeTool boundary', () => {
     expect(empty.out.output).toContain('missing required argument "file_path"');
     const nul = await call(env, 'exec_command', { description: 'd', cmd: 'echo n', workdir: null, yield_time_ms: null });
     expect(nul.out).toMatchObject({ output: 'n\n', stop_reason: 'completed' });
+  });
+});
+
+describe('session scratchpad', () => {
+  test('is made at the first tool call, whatever the tool, and not before', async () => {
+    const scratchpad = path.join(tempDir('penv-lazy-'), 'scratchpad', 'session-2026-12-04-10-00-00-0badcafe');
+    const made = makeEnv({ scratchpad });
+    await made.env.listTools();
+    expect(existsSync(scratchpad)).toBe(false);
+    writeFileSync(path.join(made.workspace, 'notes.txt'), 'hello');
+    const { out } = await call(made.env, 'read_file', { file_path: 'notes.txt' });
+    await made.env.dispose();
+    expect(out).toMatchObject({ stop_reason: 'completed' });
+    expect(existsSync(scratchpad)).toBe(true);
+  });
+
+  test('that cannot be made fails the call with the reason, and is tried again at the next call', async () => {
+    const root = tempDir('penv-lazy-');
+    const blocker = path.join(root, 'scratchpad');
+    writeFileSync(blocker, 'a file where the scratchpad root should be');
+    const scratchpad = path.join(blocker, 'session-2026-12-04-10-00-00-0badcafe');
+    const made = makeEnv({ scratchpad });
+    const first = await call(made.env, 'read_file', { file_path: path.join(made.workspace, 'x') });
+    expect(first.out.stop_reason).toBe('failed');
+    expect(first.out.output).toContain(`Cannot create the session scratchpad ${scratchpad}: `);
+    expect(first.out.output).toMatch(/ENOTDIR|EEXIST/);
+    rmSync(blocker);
+    writeFileSync(path.join(made.workspace, 'x'), 'hello');
+    const second = await call(made.env, 'read_file', { file_path: path.join(made.workspace, 'x') });
+    await made.env.dispose();
+    expect(second.out).toMatchObject({ stop_reason: 'completed' });
+    expect(existsSync(scratchpad)).toBe(true);
   });
 });

@@ -73,14 +73,14 @@ const sandboxed = (name: string, fn: () => Promise<void>) =>
 
 describe('bubblewrap sandbox', () => {
   /** A host with a home holding a key, and a data root holding the workspace, as the gateway lays it out. */
-  function world(network = false) {
+  function world(network = false, scratchpadMade = true) {
     const hostHome = tempDir('penv-hosthome-');
     writeFileSync(path.join(hostHome, 'id_rsa'), 'HOST-PRIVATE-KEY');
     const root = tempDir('penv-sbroot-');
     const workspace = path.join(root, 'p', 'agents', 'a', 'workspaces', 'tmp-1');
     const scratchpad = path.join(root, 'p', 'agents', 'a', 'scratchpad', 's1');
     mkdirSync(workspace, { recursive: true });
-    mkdirSync(scratchpad, { recursive: true });
+    if (scratchpadMade) mkdirSync(scratchpad, { recursive: true });
     writeFileSync(path.join(root, 'gateway.db'), 'SQLITE');
     const sandbox = (): CommandSandbox => ({
       kind: 'bubblewrap', binary: (probe as { binary: string }).binary, network, writable: [workspace, scratchpad], readonly: [], hidden: [root],
@@ -100,6 +100,15 @@ describe('bubblewrap sandbox', () => {
     expect(existsSync('/usr/pwned')).toBe(false);
     expect(readFileSync(path.join(w.workspace, 'inside.txt'), 'utf8')).toBe('ok\n');
     expect(out.output).toMatch(/No such file|Read-only file system|Permission denied/);
+  });
+
+  sandboxed('a new session\'s first command binds a scratchpad the Environment makes for it', async () => {
+    const w = world(false, false);
+    expect(existsSync(w.scratchpad!)).toBe(false);
+    const { out } = await call(w.env, 'exec_command', { description: 'plan', cmd: `echo step > ${path.join(w.scratchpad!, 'PLAN.md')}; echo rc=$?` });
+    await w.env.dispose();
+    expect(out.output).toContain('rc=0');
+    expect(readFileSync(path.join(w.scratchpad!, 'PLAN.md'), 'utf8')).toBe('step\n');
   });
 
   sandboxed('the data root and the host home are invisible', async () => {
