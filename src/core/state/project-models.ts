@@ -23,6 +23,21 @@ export interface EffectiveModels {
 
 type Env = Record<string, string | undefined>;
 
+/**
+ * The entry made from `PENGUIN_MODEL`, parsed once per model id: every new session resolves its model (twice
+ * on the gateway's path), and a parse per session was most of what resolving costs. Frozen, as it is shared.
+ */
+const envEntries = new Map<string, ModelEntry>();
+
+function envEntry(modelId: string): ModelEntry {
+  let entry = envEntries.get(modelId);
+  if (!entry) {
+    entry = Object.freeze(ModelEntrySchema.parse({ provider: ENV_MODEL_PROVIDER, model_id: modelId, client_type: 'openai-chat' }));
+    envEntries.set(modelId, entry);
+  }
+  return entry;
+}
+
 export function effectiveModels(config: ProjectConfig, env: Env = process.env): EffectiveModels {
   const envModel = env.PENGUIN_MODEL?.trim();
   if (config.default_model) return { models: config.models, defaultModel: config.default_model, fromEnv: false, defaultFrom: 'file' };
@@ -30,8 +45,7 @@ export function effectiveModels(config: ProjectConfig, env: Env = process.env): 
     const same = config.models.filter((m) => m.model_id === envModel);
     const listed = same.find((m) => m.provider === ENV_MODEL_PROVIDER) ?? same[0];
     if (listed) return { models: config.models, defaultModel: { provider: listed.provider, model_id: listed.model_id }, fromEnv: false, defaultFrom: 'env' };
-    const entry = ModelEntrySchema.parse({ provider: ENV_MODEL_PROVIDER, model_id: envModel, client_type: 'openai-chat' });
-    return { models: [...config.models, entry], defaultModel: { provider: ENV_MODEL_PROVIDER, model_id: envModel }, fromEnv: true, defaultFrom: 'env' };
+    return { models: [...config.models, envEntry(envModel)], defaultModel: { provider: ENV_MODEL_PROVIDER, model_id: envModel }, fromEnv: true, defaultFrom: 'env' };
   }
   const first = config.models[0];
   if (!first) return { models: config.models, fromEnv: false, defaultFrom: 'none' };

@@ -178,6 +178,20 @@ describe('model resolution', () => {
     expect(!none.ok && none.error.issues[0]).toMatchObject({ path: 'default_model', found: expect.stringContaining('PENGUIN_MODEL') });
   });
 
+  it('shares one PENGUIN_MODEL entry between sessions, and no session can change it for the others', () => {
+    const parsed = parseProjectConfig(renderProjectConfigToml(defaultProjectConfig({ PENGUIN_MODEL: 'shared-model' })), FILE);
+    if (!parsed.ok) throw new Error(parsed.error.message);
+    expect(parsed.value.models).toEqual([]);
+    const first = resolveModel(parsed.value, FILE, undefined, { PENGUIN_MODEL: 'shared-model' });
+    const second = resolveModel(parsed.value, FILE, undefined, { PENGUIN_MODEL: 'shared-model' });
+    if (!first.ok || !second.ok) throw new Error('expected the env model to resolve');
+    expect(second.value.entry).toBe(first.value.entry);
+    expect(Object.isFrozen(first.value.entry)).toBe(true);
+    expect(second.value.entry).toMatchObject({ provider: 'openai', model_id: 'shared-model', client_type: 'openai-chat', vision: true });
+    const other = resolveModel(parsed.value, FILE, undefined, { PENGUIN_MODEL: 'another-model' });
+    expect(other.ok && other.value.entry.model_id).toBe('another-model');
+  });
+
   it('ignores PENGUIN_MODEL once the project has a model entry', async () => {
     const r = await loadProjectConfig(FIXTURE);
     if (!r?.ok) throw new Error('fixture failed');
