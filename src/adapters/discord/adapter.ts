@@ -8,6 +8,7 @@
  */
 import type { REST } from '@discordjs/rest';
 import pino, { type Logger } from 'pino';
+import { AdapterLifecycle } from '../contract/lifecycle';
 import type { AdapterHealth, ChannelAdapter } from '../contract/adapter';
 import { systemClock, type Clock } from '../contract/clock';
 import type { LeadershipFor } from '../contract/leadership';
@@ -64,8 +65,6 @@ export interface DiscordAdapterDeps {
   shardOffset?: number;
 }
 
-type State = 'idle' | 'starting' | 'running' | 'stopped';
-
 export class DiscordAdapter implements ChannelAdapter {
   readonly platform = 'discord' as const;
   readonly limits: PlatformLimits;
@@ -92,10 +91,8 @@ export class DiscordAdapter implements ChannelAdapter {
   private readonly connection: ConnectionHealth;
   private botId: string;
   private appId: string;
-  private state: State = 'idle';
+  private readonly life = new AdapterLifecycle('Discord');
   private dispatcher?: InboundDispatcher;
-  private starting?: Promise<void>;
-  private stopping?: Promise<void>;
 
   constructor(config: DiscordAdapterConfig, private readonly deps: DiscordAdapterDeps = {}) {
     this.config = parseDiscordConfig(config);
@@ -123,30 +120,22 @@ export class DiscordAdapter implements ChannelAdapter {
   }
 
   start(handler: InboundHandler): Promise<void> {
-    if (this.state !== 'idle') return Promise.reject(new Error(`the Discord adapter cannot start: it is ${this.state}`));
-    this.state = 'starting';
-    this.starting = this.connect(handler).then(
-      () => {
-        if (this.state === 'starting') this.state = 'running';
-      },
-      async (err: unknown) => {
+    return this.life.start(
+      () => this.connect(handler),
+      async (err) => {
         this.connection.failed((err as Error).message);
         await this.lone?.close();
-        if (this.state === 'starting') this.state = 'idle';
-        throw err;
       },
     );
-    return this.starting;
   }
 
   stop(): Promise<void> {
-    this.stopping ??= this.disconnect();
-    return this.stopping;
+    return this.life.stop(() => this.disconnect());
   }
 
   health(): AdapterHealth {
     if (this.lone) return this.lone.health();
-    if (!this.leases || this.state !== 'running') return this.connection.snapshot();
+    if (!this.leases || this.life.state !== 'running') return this.connection.snapshot();
     const shards = this.leases.held().map((shard) => ({ shard, health: this.links.get(shard)?.health() ?? { state: 'reconnecting' as const, detail: 'connecting' } }));
     const failed = [...this.leases.failures].map(([shard, f]) => ({ shard, health: { state: 'failed' as const, detail: f.detail } }));
     return sharedHealth(this.shardCount, [...shards, ...failed]);
@@ -218,7 +207,7 @@ export class DiscordAdapter implements ChannelAdapter {
       config: this.config, rest: this.restClient, clock: this.clock, logger: this.logger, health,
       readyTimeoutMs: this.deps.readyTimeoutMs ?? 30_000,
       onPacket: (packet) => {
-        if (this.state === 'stopped') return;
+        if (this.life.state === 'stopped') return;
         routePacket(packet.t, packet.d, {
           directory: this.directory, botId: () => this.botId, logger: this.logger,
           onMessage: (m) => void this.flow.onMessage(m),
@@ -229,14 +218,12 @@ export class DiscordAdapter implements ChannelAdapter {
   }
 
   private deliver(event: InboundEvent, afterHandled?: () => void): void {
-    if (!this.dispatcher || this.state === 'stopped') return;
+    if (!this.dispatcher || this.life.state === 'stopped') return;
     if (afterHandled && event.kind === 'message') this.flow.afterHandled(event.message.eventId, afterHandled);
     this.dispatcher.deliver(event);
   }
 
   private async disconnect(): Promise<void> {
-    await this.starting?.catch(() => undefined);
-    this.state = 'stopped';
     this.connection.stopped();
     this.desk.close();
     await this.dispatcher?.drain();

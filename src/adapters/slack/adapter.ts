@@ -13,6 +13,7 @@ import { WebClient, type WebClientOptions } from '@slack/web-api';
 import { plainFetch } from '../../core/http/plain-fetch';
 import type { Express } from 'express';
 import pino, { type Logger } from 'pino';
+import { AdapterLifecycle } from '../contract/lifecycle';
 import type { AdapterHealth, ChannelAdapter } from '../contract/adapter';
 import { systemClock, type Clock } from '../contract/clock';
 import type { DeliveryTarget } from '../contract/delivery-target';
@@ -54,8 +55,6 @@ export interface SlackIdentity {
   user?: string;
 }
 
-type State = 'idle' | 'starting' | 'running' | 'stopped';
-
 export const API_TIMEOUT_MS = 10_000;
 
 export class SlackAdapter implements ChannelAdapter {
@@ -73,12 +72,10 @@ export class SlackAdapter implements ChannelAdapter {
   private readonly streams: SlackStreams;
   private readonly http?: SlackHttpRoute;
   private readonly deps: SlackAdapterDeps;
-  private state: State = 'idle';
+  private readonly life = new AdapterLifecycle('Slack');
   private link?: SocketLink;
   private listeners?: SlackListeners;
   private dispatcher?: InboundDispatcher;
-  private starting?: Promise<void>;
-  private stopping?: Promise<void>;
   private identity?: SlackIdentity;
 
   constructor(config: SlackAdapterConfig, deps: SlackAdapterDeps = {}) {
@@ -93,7 +90,7 @@ export class SlackAdapter implements ChannelAdapter {
     this.streams = new SlackStreams(() => this.client, this.clock);
     this.limits = this.config.streaming ? pacedLimits(SLACK_LIMITS, this.config.streaming) : SLACK_LIMITS;
     if (this.config.mode === 'http') {
-      this.http = slackHttpRoute({ signingSecret: this.config.signingSecret!, logger: this.sdkLogger, accepting: () => this.state === 'running' });
+      this.http = slackHttpRoute({ signingSecret: this.config.signingSecret!, logger: this.sdkLogger, accepting: () => this.life.state === 'running' });
     }
   }
 
@@ -108,28 +105,18 @@ export class SlackAdapter implements ChannelAdapter {
   }
 
   start(handler: InboundHandler): Promise<void> {
-    if (this.state !== 'idle') return Promise.reject(new Error(`the Slack adapter cannot start: it is ${this.state}`));
-    this.state = 'starting';
-    this.starting = this.connect(handler).then(
-      () => {
-        if (this.state === 'starting') this.state = 'running';
-      },
-      (err: unknown) => {
-        this.dispatcher = undefined;
-        if (this.state === 'starting') this.state = 'idle';
-        throw err;
-      },
+    return this.life.start(
+      () => this.connect(handler),
+      () => (this.dispatcher = undefined),
     );
-    return this.starting;
   }
 
   stop(): Promise<void> {
-    this.stopping ??= this.disconnect();
-    return this.stopping;
+    return this.life.stop(() => this.disconnect());
   }
 
   health(): AdapterHealth {
-    if (this.state !== 'running') return { state: 'failed', detail: `the adapter is ${this.state}` };
+    if (this.life.state !== 'running') return { state: 'failed', detail: `the adapter is ${this.life.state}` };
     const last = this.listeners?.lastEventAt;
     if (this.link) {
       const h = this.link.health();
@@ -186,8 +173,6 @@ export class SlackAdapter implements ChannelAdapter {
   }
 
   private async disconnect(): Promise<void> {
-    await this.starting?.catch(() => undefined);
-    this.state = 'stopped';
     if (this.link) await this.link.stop().catch((err: unknown) => this.logError(err, 'socket stop'));
     await this.dispatcher?.drain();
   }

@@ -5,6 +5,7 @@
  * its own is reported by `health()` and restarted. stop() ends polling (no getUpdates afterwards), closes
  * the webhook route and waits for events in flight; it is idempotent.
  */
+import { AdapterLifecycle } from '../contract/lifecycle';
 import type { Leadership, LeadershipFor } from '../contract/leadership';
 import { Bot } from 'grammy';
 import type { Express } from 'express';
@@ -53,8 +54,6 @@ export const TELEGRAM_COMMANDS = [
 /** The only updates the gateway acts on; Telegram stops sending the rest. */
 export const ALLOWED_UPDATES = ['message', 'callback_query'] as const;
 
-type State = 'idle' | 'starting' | 'running' | 'stopped';
-
 /** How long a poll loop that ended on its own waits before it starts again. */
 export const POLL_RESTART_MS = 5_000;
 
@@ -70,11 +69,9 @@ export class TelegramAdapter implements ChannelAdapter {
   private readonly outbound: TelegramOutbound;
   private readonly drafts: DraftStreams;
   private readonly io: InboundIo;
-  private state: State = 'idle';
+  private readonly life = new AdapterLifecycle('Telegram');
   private identity?: BotIdentity;
   private dispatcher?: InboundDispatcher;
-  private starting?: Promise<void>;
-  private stopping?: Promise<void>;
   private polling?: Promise<void>;
   private readonly leadershipFor?: LeadershipFor;
   private leader?: Leadership;
@@ -117,31 +114,21 @@ export class TelegramAdapter implements ChannelAdapter {
     if (this.config.mode !== 'webhook') return undefined;
     return telegramWebhookRoutes({
       secret: this.config.webhookSecret!,
-      accepting: () => this.dispatcher !== undefined && this.state !== 'stopped',
+      accepting: () => this.dispatcher !== undefined && this.life.state !== 'stopped',
       onUpdate: (u) => this.receive(u),
       logger: this.logger,
     });
   }
 
   start(handler: InboundHandler): Promise<void> {
-    if (this.state !== 'idle') return Promise.reject(new Error(`the Telegram adapter cannot start: it is ${this.state}`));
-    this.state = 'starting';
-    this.starting = this.connect(handler).then(
-      () => {
-        if (this.state === 'starting') this.state = 'running';
-      },
-      (err: unknown) => {
-        this.dispatcher = undefined;
-        if (this.state === 'starting') this.state = 'idle';
-        throw err;
-      },
+    return this.life.start(
+      () => this.connect(handler),
+      () => (this.dispatcher = undefined),
     );
-    return this.starting;
   }
 
   stop(): Promise<void> {
-    this.stopping ??= this.disconnect();
-    return this.stopping;
+    return this.life.stop(() => this.disconnect());
   }
 
   // ---------------------------------------------------------------- lifecycle
@@ -174,13 +161,13 @@ export class TelegramAdapter implements ChannelAdapter {
     this.leader = l;
     this.logger.info('telegram: sending; long polling once this instance leads (another instance may be polling)');
     const lost = () => {
-      if (this.state === 'stopped') return;
+      if (this.life.state === 'stopped') return;
       this.logger.warn('telegram: no longer the polling instance; waiting to lead again');
       void this.bot.stop().catch(() => undefined).then(() => this.lead(l));
     };
     l.acquire(lost).then(
       () => {
-        if (this.state === 'stopped') return;
+        if (this.life.state === 'stopped') return;
         this.startPolling().then(() => this.logger.info('telegram: long polling (this instance leads)'), (err: unknown) => this.onPollingStopped((err as Error).message));
       },
       (err: unknown) => this.logger.error({ err }, 'telegram: waiting to lead failed'),
@@ -230,12 +217,12 @@ export class TelegramAdapter implements ChannelAdapter {
 
   /** The poll loop ended on its own (e.g. another process polls the same token): say so and start it again. */
   private onPollingStopped(why: string): void {
-    if (this.state === 'stopped') return;
+    if (this.life.state === 'stopped') return;
     this.pollProblem = `long polling stopped: ${why}; restarting`;
     this.logger.error({ err: why, restartInMs: this.pollRestartMs }, 'telegram: long polling stopped with an error; restarting it');
     this.pollRestart = setTimeout(() => {
       this.pollRestart = undefined;
-      if (this.state === 'stopped') return;
+      if (this.life.state === 'stopped') return;
       this.startPolling().catch((err: unknown) => this.onPollingStopped((err as Error).message));
     }, this.pollRestartMs);
     this.pollRestart.unref();
@@ -243,14 +230,12 @@ export class TelegramAdapter implements ChannelAdapter {
 
   health(): AdapterHealth {
     const lastEventAt = this.lastEventAt;
-    if (this.state !== 'running') return { state: 'failed', detail: `the adapter is ${this.state}` };
+    if (this.life.state !== 'running') return { state: 'failed', detail: `the adapter is ${this.life.state}` };
     if (this.pollProblem) return { state: 'reconnecting', detail: this.pollProblem, ...(lastEventAt ? { lastEventAt } : {}) };
     return { state: 'connected', ...(lastEventAt ? { lastEventAt } : {}) };
   }
 
   private async disconnect(): Promise<void> {
-    await this.starting?.catch(() => undefined);
-    this.state = 'stopped';
     if (this.pollRestart) clearTimeout(this.pollRestart);
     await this.leader?.release().catch(() => undefined);
     if (this.polling) {
@@ -268,7 +253,7 @@ export class TelegramAdapter implements ChannelAdapter {
   private receive(update: UpdateLike): void {
     const dispatcher = this.dispatcher;
     const me = this.identity;
-    if (!dispatcher || !me || this.state === 'stopped') return;
+    if (!dispatcher || !me || this.life.state === 'stopped') return;
     this.lastEventAt = this.clock.now();
     let event;
     try {
