@@ -82,16 +82,7 @@ export class SessionOpener {
     }
     if (!session) {
       session = await this.createIn(agent, conv, state, {});
-      await this.o.store.openSession({
-        session_id: session.id,
-        project_id: conv.route.project,
-        agent_id: conv.route.agent,
-        route: conv.route.name,
-        platform: conv.adapter.platform,
-        binding_key: key,
-        approval_mode: conv.route.approval_mode,
-        created_at: this.o.clock.now(),
-      });
+      await this.openRow(conv, key, session.id);
     }
     return this.entryOf(conv, key, session, state, user);
   }
@@ -134,22 +125,29 @@ export class SessionOpener {
       } catch (err) {
         return (err as Error).message;
       }
-      await this.o.store.openSession({
-        session_id: session.id,
-        project_id: conv.route.project,
-        agent_id: conv.route.agent,
-        route: conv.route.name,
-        platform: conv.adapter.platform,
-        binding_key: key,
-        // What the conversation's chat turns use later; the scheduled Task itself runs with its own mode.
-        approval_mode: conv.route.approval_mode,
-        ...(how.title ? { title: how.title } : {}),
-        created_at: this.o.clock.now(),
-      });
+      await this.openRow(conv, key, session.id, how.title);
       return this.entryOf(conv, key, session, state, undefined);
     }
     await this.o.store.bind(key, session.id);
     return this.entryOf(conv, key, session, state, undefined);
+  }
+
+  /**
+   * The new session's row, bound to the conversation. Its approval mode is the route's: what the
+   * conversation's chat turns use (a scheduled Task itself runs with its schedule's mode).
+   */
+  private openRow(conv: Conversation, key: string, sessionId: string, title?: string): Promise<unknown> {
+    return this.o.store.openSession({
+      session_id: sessionId,
+      project_id: conv.route.project,
+      agent_id: conv.route.agent,
+      route: conv.route.name,
+      platform: conv.adapter.platform,
+      binding_key: key,
+      approval_mode: conv.route.approval_mode,
+      ...(title ? { title } : {}),
+      created_at: this.o.clock.now(),
+    });
   }
 
   private async sameAgent(sessionId: string, conv: Conversation): Promise<boolean> {
