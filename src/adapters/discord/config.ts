@@ -5,6 +5,7 @@
  */
 import * as z from 'zod';
 import type { StreamingSettings } from '../contract/binding';
+import { httpUrlSchema, streamingSettingsSchema, parseAdapterConfig } from '../contract/config-schema';
 
 export interface DiscordAdapterConfig {
   botToken: string;
@@ -20,33 +21,23 @@ export interface DiscordAdapterConfig {
   shardCount?: number;
 }
 
-const ms = (what: string) => z.number({ error: `${what} must be a number of milliseconds` }).int().min(0, `${what} must not be negative`);
 export const snowflakeSchema = z.string({ error: 'expected a Discord id' }).regex(/^\d{1,20}$/, 'expected a Discord id (digits)');
 
 export const discordAdapterConfigSchema = z.object({
   botToken: z
     .string({ error: 'botToken must be a string' })
     .regex(/^[A-Za-z0-9_+/=-]+(\.[A-Za-z0-9_+/=-]+)+$/, 'botToken must look like a Discord bot token (dot-separated, from the Developer Portal)'),
-  apiUrl: z.url({ error: 'apiUrl must be an http(s) URL' }).refine((u) => /^https?:\/\//i.test(u), 'apiUrl must be an http(s) URL'),
+  apiUrl: httpUrlSchema('apiUrl'),
   guildIds: z.array(snowflakeSchema, { error: 'guildIds must be a list of guild ids' }),
   messageContent: z.boolean({ error: 'messageContent must be true or false' }),
-  streaming: z
-    .object({
-      dm_edit_interval_ms: ms('streaming.dm_edit_interval_ms'),
-      group_edit_interval_ms: ms('streaming.group_edit_interval_ms'),
-      typing_renew_ms: ms('streaming.typing_renew_ms'),
-    })
-    .optional(),
+  streaming: streamingSettingsSchema,
   shardCount: z.number({ error: 'shardCount must be a whole number of shards' }).int('shardCount must be a whole number of shards').min(1, 'shardCount must be at least 1').optional(),
 });
 
 /** Validated config with the REST root normalised (no trailing slash); throws an Error naming every bad field. */
 export function parseDiscordConfig(input: DiscordAdapterConfig): DiscordAdapterConfig {
-  const r = discordAdapterConfigSchema.safeParse(input);
-  if (!r.success) {
-    throw new Error(`invalid Discord adapter config: ${r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
-  }
-  return { ...r.data, apiUrl: r.data.apiUrl.replace(/\/+$/, '') };
+  const data = parseAdapterConfig(discordAdapterConfigSchema, 'Discord', input);
+  return { ...data, apiUrl: data.apiUrl.replace(/\/+$/, '') };
 }
 
 /** The gateway's `discord` config section, as data (the adapter does not import the gateway). */

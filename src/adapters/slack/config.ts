@@ -6,6 +6,7 @@
  */
 import * as z from 'zod';
 import type { StreamingSettings } from '../contract/binding';
+import { millisecondsSchema, httpUrlSchema, streamingSettingsSchema, parseAdapterConfig } from '../contract/config-schema';
 
 export interface SlackAdapterConfig {
   botToken: string;
@@ -24,7 +25,6 @@ export interface SlackAdapterConfig {
   streaming?: StreamingSettings;
 }
 
-const ms = (what: string) => z.number({ error: `${what} must be a number of milliseconds` }).int().min(0, `${what} must not be negative`);
 
 export const slackAdapterConfigSchema = z
   .object({
@@ -32,17 +32,11 @@ export const slackAdapterConfigSchema = z
     mode: z.enum(['http', 'socket'], { error: 'mode must be "http" or "socket"' }),
     signingSecret: z.string().min(1, 'signingSecret must not be empty').optional(),
     appToken: z.string().regex(/^xapp-[A-Za-z0-9-]+$/, 'appToken must be an app-level token (xapp-…)').optional(),
-    apiUrl: z.url({ error: 'apiUrl must be an http(s) URL' }).refine((u) => /^https?:\/\//i.test(u), 'apiUrl must be an http(s) URL'),
+    apiUrl: httpUrlSchema('apiUrl'),
     threadFollowUp: z.boolean({ error: 'threadFollowUp must be true or false' }),
     nativeStreaming: z.boolean({ error: 'nativeStreaming must be true or false' }),
-    socketSilenceMs: ms('socketSilenceMs'),
-    streaming: z
-      .object({
-        dm_edit_interval_ms: ms('streaming.dm_edit_interval_ms'),
-        group_edit_interval_ms: ms('streaming.group_edit_interval_ms'),
-        typing_renew_ms: ms('streaming.typing_renew_ms'),
-      })
-      .optional(),
+    socketSilenceMs: millisecondsSchema('socketSilenceMs'),
+    streaming: streamingSettingsSchema,
   })
   .superRefine((c, ctx) => {
     if (c.mode === 'socket' && c.appToken === undefined) ctx.addIssue({ code: 'custom', path: ['appToken'], message: 'appToken (SLACK_APP_TOKEN) is required in Socket Mode' });
@@ -51,11 +45,7 @@ export const slackAdapterConfigSchema = z
 
 /** Validated config; throws an Error naming every bad field (never a value: they are credentials). */
 export function parseSlackConfig(input: SlackAdapterConfig): SlackAdapterConfig {
-  const r = slackAdapterConfigSchema.safeParse(input);
-  if (!r.success) {
-    throw new Error(`invalid Slack adapter config: ${r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
-  }
-  return r.data;
+  return parseAdapterConfig(slackAdapterConfigSchema, 'Slack', input);
 }
 
 /** The gateway's `slack` config section, as data (the adapter does not import the gateway). */

@@ -5,6 +5,7 @@
  */
 import * as z from 'zod';
 import type { StreamingSettings } from '../contract/binding';
+import { httpUrlSchema, streamingSettingsSchema, parseAdapterConfig } from '../contract/config-schema';
 
 export interface TelegramAdapterConfig {
   botToken: string;
@@ -17,23 +18,16 @@ export interface TelegramAdapterConfig {
   streaming?: StreamingSettings;
 }
 
-const ms = (what: string) => z.number({ error: `${what} must be a number of milliseconds` }).int().min(0, `${what} must not be negative`);
 
 export const telegramAdapterConfigSchema = z
   .object({
     botToken: z.string({ error: 'botToken must be a string' }).regex(/^\d+:[A-Za-z0-9_-]+$/, 'botToken must look like "<bot id>:<secret>" (as BotFather prints it)'),
-    apiRoot: z.url({ error: 'apiRoot must be an http(s) URL' }).refine((u) => /^https?:\/\//i.test(u), 'apiRoot must be an http(s) URL'),
+    apiRoot: httpUrlSchema('apiRoot'),
     mode: z.enum(['polling', 'webhook'], { error: 'mode must be "polling" or "webhook"' }),
     webhookUrl: z.url({ error: 'webhookUrl must be a URL' }).optional(),
     webhookSecret: z.string().regex(/^[A-Za-z0-9_-]{1,256}$/, 'webhookSecret must be 1-256 characters of A-Z a-z 0-9 _ -').optional(),
     draftStreaming: z.boolean({ error: 'draftStreaming must be true or false' }),
-    streaming: z
-      .object({
-        dm_edit_interval_ms: ms('streaming.dm_edit_interval_ms'),
-        group_edit_interval_ms: ms('streaming.group_edit_interval_ms'),
-        typing_renew_ms: ms('streaming.typing_renew_ms'),
-      })
-      .optional(),
+    streaming: streamingSettingsSchema,
   })
   .superRefine((c, ctx) => {
     if (c.mode !== 'webhook') return;
@@ -43,11 +37,7 @@ export const telegramAdapterConfigSchema = z
 
 /** Validated config; throws an Error naming every bad field. */
 export function parseTelegramConfig(input: TelegramAdapterConfig): TelegramAdapterConfig {
-  const r = telegramAdapterConfigSchema.safeParse(input);
-  if (!r.success) {
-    throw new Error(`invalid Telegram adapter config: ${r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
-  }
-  return r.data;
+  return parseAdapterConfig(telegramAdapterConfigSchema, 'Telegram', input);
 }
 
 /** The gateway's `telegram` config section, as data (the adapter does not import the gateway). */
