@@ -2,7 +2,8 @@
  * RateGovernor: the shared budget of every writer and poster (gateway.md §4). A request names token buckets
  * (account, method, chat) and goes when all have a token. Finals go first and reserve the future tokens they
  * wait for, so live requests use only spare ones (finals never starve); live requests wait in a heap by due
- * time and give up past `maxWaitMs`. `pause` applies retry_after. A pass costs O(finals + due live requests).
+ * time, each planned for its place in line, and give up at once when that place is past `maxWaitMs`. `pause`
+ * applies retry_after. A pass costs O(finals + due live requests).
  */
 import type { Clock, TimerHandle } from '../contract/clock';
 import type { RatePriority, RateScope } from '../contract/rate';
@@ -203,6 +204,9 @@ export class RateGovernor {
         this.settle(w, { granted: false, reason: 'wait_too_long', retryAt: at });
         continue;
       }
+      // Its place in line: the live requests behind it in this pass plan from the token after, so a
+      // backlog on a shared bucket is woken one token at a time, not all at each token.
+      for (const b of w.buckets) b.reserve(at);
       w.due = at;
       later.push(w);
     }

@@ -107,6 +107,26 @@ describe('rate governor', () => {
     expect(fin).toEqual({ granted: true, waitedMs: 3000 });
   });
 
+  it('plans a backlog of live requests in line: those whose place is past their wait learn at the first token', async () => {
+    const clock = new FakeClock();
+    const g = new RateGovernor(clock);
+    const s = [scope('bot', { count: 1, perMs: 1000, burst: 1 }, 'account')];
+    const t0 = clock.now();
+    const settled: { i: number; at: number; grant: Grant }[] = [];
+    const all = Array.from({ length: 8 }, (_, i) =>
+      g.acquire(s, { priority: 'live', maxWaitMs: 3000 }).then((grant) => void settled.push({ i, at: clock.now() - t0, grant })),
+    );
+    await clock.settle(Promise.all(all));
+    const byIndex = settled.sort((a, b) => a.i - b.i);
+    // one token now, then one a second: the 2nd–4th wait for theirs in arrival order...
+    expect(byIndex.slice(0, 4).map((x) => [x.at, x.grant.granted])).toEqual([[0, true], [1000, true], [2000, true], [3000, true]]);
+    // ...and the rest learn when the backlog is first planned, at the first token, not each at its deadline
+    // (their places are not held for them: the first free one is at 4 s for each)
+    expect(byIndex.slice(4).map((x) => [x.at, x.grant])).toEqual(
+      [4, 5, 6, 7].map(() => [1000, { granted: false, reason: 'wait_too_long', retryAt: t0 + 4000 }]),
+    );
+  });
+
   it('pauses a bucket for retry_after, and aborted waits resolve at once', async () => {
     const clock = new FakeClock();
     const g = new RateGovernor(clock);
