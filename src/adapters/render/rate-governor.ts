@@ -2,7 +2,7 @@
  * RateGovernor: the shared budget of every writer and poster (gateway.md §4). A request names token buckets
  * (account, method, chat) and goes when all have a token. Finals go first and reserve the future tokens they
  * wait for, so live requests use only spare ones (finals never starve); live requests wait in a heap by due
- * time, each planned for its place in line, and give up at once when that place is past `maxWaitMs`. `pause`
+ * time, each planned for its place in line, and give up once that place is known to lie past `maxWaitMs`. `pause`
  * applies retry_after. A pass costs O(finals + due live requests).
  */
 import type { Clock, TimerHandle } from '../contract/clock';
