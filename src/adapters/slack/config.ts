@@ -25,7 +25,6 @@ export interface SlackAdapterConfig {
   streaming?: StreamingSettings;
 }
 
-
 export const slackAdapterConfigSchema = z
   .object({
     botToken: z.string({ error: 'botToken must be a string' }).regex(/^xox[a-z]-[A-Za-z0-9-]+$/, 'botToken must be a bot token (xoxb-…, the Bot User OAuth Token)'),

@@ -18,7 +18,6 @@ export interface TelegramAdapterConfig {
   streaming?: StreamingSettings;
 }
 
-
 export const telegramAdapterConfigSchema = z
   .object({
     botToken: z.string({ error: 'botToken must be a string' }).regex(/^\d+:[A-Za-z0-9_-]+$/, 'botToken must look like "<bot id>:<secret>" (as BotFather prints it)'),
